@@ -399,13 +399,13 @@ def _backward(records, tracked, targets, seeds, sources, batch_ndim):
     batch of cotangents for the Jacobians), kept in front by every VJP.
     """
     add, unbroadcast = _walk_ops()
-    n = len(records)
     source_ids = {id(s) for s in sources if id(s) in tracked and s._value.dtype.kind in "fc"}
     needed = set(source_ids)
+    mark = needed.add
     for _, inputs, out, _ in records:
         for x in inputs:
             if id(x) in needed:
-                needed.add(id(out))
+                mark(id(out))
                 break
     grads = {}
     for t, seed in zip(targets, seeds):
@@ -413,8 +413,7 @@ def _backward(records, tracked, targets, seeds, sources, batch_ndim):
         if key in needed:
             prev = grads.get(key)
             grads[key] = seed if prev is None else add(prev, seed)
-    for i in range(n - 1, -1, -1):
-        op, inputs, out, attrs = records[i]
+    for op, inputs, out, attrs in reversed(records):
         key = id(out)
         if key not in needed:
             continue
@@ -432,7 +431,7 @@ def _backward(records, tracked, targets, seeds, sources, batch_ndim):
             gx = vjps[j](g, out, *inputs, **attrs)
             if gx is None:
                 continue
-            want = batch_shape + x._value.shape if batch_ndim else x._value.shape
+            want = batch_shape + x._value.shape
             if gx._value.shape != want:
                 if not op.broadcasting:
                     raise AssertionError(f"The VJP of {op.name} for input {j} returned shape "

@@ -7,6 +7,7 @@ import math as _pymath
 
 import numpy as np
 
+from .. import tape as _tape
 from ..tensor import Tensor, scalar
 from .registry import defop
 
@@ -69,6 +70,13 @@ def pow(x, y):  # noqa: A001 -- TF's name
 
 
 def _pow_vjp_x(g, out, x, y):
+    if not _tape._recording:
+        # No tape records this VJP (a first-order gradient), so `y - 1` need
+        # not be an op, and x**2's derivative skips the pow: x**1 is x exactly.
+        y_value = y._value
+        if y_value.ndim == 0 and y_value == 2:
+            return multiply(g, multiply(y, x))
+        return multiply(g, multiply(y, pow(x, Tensor(y_value - y_value.dtype.type(1)))))
     return multiply(g, multiply(y, pow(x, subtract(y, const(1, y)))))
 
 
