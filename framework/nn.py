@@ -397,6 +397,47 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _c.conv2d(x, w, strides=st, dilations=di, pads=pads)
 
 
+def conv2d_bias_activation(input, filters, bias, strides, padding, dilations=None,  # noqa: A002
+                           activation=None, name=None):
+    """`activation(conv2d(input, filters) + bias)` as one fused op (tapeflow's own).
+
+    TF has no public fused convolution; this is what Conv2D layers call. The
+    result and its gradients equal the three-op composition; the bias add and
+    ReLU run as the convolution's epilogue, which saves two passes over the
+    output forward and one backward.
+
+    Args:
+        bias: 1-D, one value per output channel, of the input's dtype.
+        activation: None (linear) or 'relu'.
+        strides, padding, dilations: as for `conv2d` (NHWC).
+
+    Raises:
+        InvalidArgumentError: as `conv2d`, or for a bias that does not match the
+            filter's out-channels or the input's dtype.
+        ValueError: for another activation.
+    """
+    if activation not in (None, "relu"):
+        raise ValueError(f"conv2d_bias_activation: activation must be None or 'relu', got "
+                         f"{activation!r}.")
+    x, w = _conv_operands(input, filters, "Conv2D")
+    b = as_tensor(bias)
+    if b._value.dtype != x._value.dtype:
+        raise InvalidArgumentError(f"conv2d_bias_activation: bias dtype {b.dtype.name} does "
+                                   f"not match input dtype {x.dtype.name}.")
+    if b._value.shape != (w._value.shape[3],):
+        raise InvalidArgumentError(
+            f"conv2d_bias_activation: bias shape {list(b._value.shape)} must be "
+            f"[{w._value.shape[3]}], the filter's out-channels (filter shape "
+            f"{list(w._value.shape)}).")
+    st = _spatial(strides, 2, "strides", "Conv2D")
+    di = _spatial(1 if dilations is None else dilations, 2, "dilations", "Conv2D")
+    in_hw, k_hw = x._value.shape[1:3], w._value.shape[:2]
+    pads = _pads(padding, in_hw, k_hw, st, di, "Conv2D")
+    _check_output(in_hw, k_hw, st, di, pads, "Conv2D")
+    return _c.conv2d_bias_activation(x, w, b, activation=activation, strides=st,
+                                     dilations=di, pads=pads)
+
+
 def _as_2d(x, op_name, what="input"):
     _check_rank(x, 3, op_name, what, "NWC")
     s = x._value.shape

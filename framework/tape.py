@@ -424,11 +424,13 @@ def _backward(records, tracked, targets, seeds, sources, batch_ndim):
         if vjps is None:
             raise LookupError(f"No gradient defined for operation '{op.name}'.")
         batch_shape = g._value.shape[:batch_ndim] if batch_ndim else ()
+        if op.joint:
+            joint = vjps(g, out, [id(x) in needed for x in inputs], *inputs, **attrs)
         for j, x in enumerate(inputs):
             xk = id(x)
             if xk not in needed:
                 continue
-            gx = vjps[j](g, out, *inputs, **attrs)
+            gx = joint[j] if op.joint else vjps[j](g, out, *inputs, **attrs)
             if gx is None:
                 continue
             want = batch_shape + x._value.shape

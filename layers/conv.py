@@ -12,6 +12,9 @@ from ..math import add
 from .base import InputSpec, Layer
 from .layer_utils import serialize_option, weight_options_config
 
+# Activations conv2d_bias_activation applies itself (None: linear).
+_FUSED_ACTIVATIONS = {activations.relu: "relu", _nn.relu: "relu", activations.linear: None}
+
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D",
            "Convolution1D", "Convolution2D", "Convolution2DTranspose"]
 
@@ -250,6 +253,18 @@ class Conv2D(_Conv):
     """
 
     rank = 2
+
+    def call(self, inputs):
+        fused = _FUSED_ACTIVATIONS.get(self.activation, False)
+        if fused is False or not self.use_bias or self.groups != 1:
+            return super().call(inputs)
+        # The usual Conv2D(..., activation='relu'): one op whose epilogue adds
+        # the bias and applies the ReLU in place (same values and gradients).
+        x = to_channels_last(inputs, self.rank, self.data_format)
+        out = _nn.conv2d_bias_activation(x, self.kernel, self.bias, self.strides,
+                                         self.padding.upper(), dilations=self.dilation_rate,
+                                         activation=fused)
+        return from_channels_last(out, self.rank, self.data_format)
 
     def _conv_op(self, x, kernel):
         return _nn.conv2d(x, kernel, self.strides, self.padding.upper(),

@@ -1,9 +1,12 @@
 """elementwise.py: fused elementwise loops where NumPy would make temporaries:
-the ReLU backward pass `g * (y > 0)` in one pass instead of three."""
+the ReLU backward pass `g * (y > 0)` in one pass instead of three, and the
+bias + ReLU epilogue of a fused convolution with its backward pass."""
+
+import numpy as np
 
 from ._numba import FASTMATH, prange, serial_and_parallel
 
-__all__ = ["relu_backward"]
+__all__ = ["relu_backward", "bias_activation", "relu_bias_backward"]
 
 
 def _relu_backward(g, y, out):
@@ -13,4 +16,46 @@ def _relu_backward(g, y, out):
     return out
 
 
+def _bias_activation(z, b, relu):
+    """In place on z (rows, channels): z += b, then max(z, 0) when `relu`.
+
+    NaN stays NaN, as with np.maximum.
+    """
+    rows, channels = z.shape
+    for r in prange(rows):
+        for c in range(channels):
+            v = z[r, c] + b[c]
+            z[r, c] = 0 if relu and v < 0 else v
+    return z
+
+
+def _relu_bias_backward(g, y, gm, partial):
+    """gm = g where y > 0, else 0, and the column sums of gm (the bias
+    gradient) in the same pass: partial[t] sums chunk t's rows in float64,
+    the caller adds the chunks. g, y, gm are (rows, channels)."""
+    rows, channels = g.shape
+    chunks = partial.shape[0]
+    per = (rows + chunks - 1) // chunks
+    for t in prange(chunks):
+        acc = partial[t]
+        acc[:] = 0
+        for r in range(t * per, min(rows, (t + 1) * per)):
+            for c in range(channels):
+                v = g[r, c] if y[r, c] > 0 else 0
+                gm[r, c] = v
+                acc[c] += v
+    return partial
+
+
 relu_backward = serial_and_parallel(_relu_backward, fastmath=FASTMATH)
+bias_activation = serial_and_parallel(_bias_activation, fastmath=FASTMATH)
+relu_bias_backward = serial_and_parallel(_relu_bias_backward, fastmath=FASTMATH)
+
+
+def relu_bias_backward_arrays(g, y, parallel):
+    """(g masked by y > 0, its sum over rows) for 2-D contiguous g and y."""
+    gm = np.empty_like(g)
+    chunks = 2 if parallel else 1
+    partial = np.empty((chunks, g.shape[1]), np.float64)
+    relu_bias_backward[1 if parallel else 0](g, y, gm, partial)
+    return gm, partial.sum(axis=0).astype(g.dtype)

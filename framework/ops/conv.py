@@ -14,10 +14,12 @@ import numpy as np
 
 from .. import tape as _tape
 from ..tensor import Tensor
+from .math import relu_grad
 from .registry import defop
-from .shape import getitem, reshape
+from .shape import getitem, reshape, unbroadcast
 
-__all__ = ["conv2d", "conv2d_input_grad", "conv2d_filter_grad", "max_pool2d",
+__all__ = ["conv2d", "conv2d_input_grad", "conv2d_filter_grad", "conv2d_bias_activation",
+           "max_pool2d",
            "max_pool2d_grad", "avg_pool2d", "avg_pool2d_grad", "conv_output_size"]
 
 # Direct kernels beat im2col + BLAS while a window holds few values: measured on
@@ -193,6 +195,65 @@ conv2d_input_grad.defvjp(
 conv2d_filter_grad.defvjp(
     lambda h, out, x, g, filter_hw, **a: conv2d_input_grad(g, h, input_hw=_hw(x), **a),
     lambda h, out, x, g, filter_hw, **a: conv2d(x, h, **a))
+
+
+# -- conv2d + bias + activation in one op ----------------------------------------------
+@defop
+def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
+    """activation(conv2d(x, w) + b) for 4-D x and w, activation None or 'relu'.
+
+    The bias add and the ReLU run in place on the convolution's output (one
+    pass, no temporaries), and the backward pass masks the gradient and sums
+    the bias gradient in one pass too. What Conv2D layers call.
+    """
+    keep = [] if _tape._recording else None
+    out = _conv_fwd(x, w, strides, dilations, pads, keep=keep)
+    if out.size:
+        rows = out.reshape(-1, out.shape[-1])
+        k = _elementwise_kernels()
+        parallel = out.size >= _PARALLEL_ELEMENTS and out.shape[0] > 1
+        k.bias_activation[1 if parallel else 0](rows, b.astype(out.dtype, copy=False),
+                                                activation == "relu")
+    if keep:
+        _COLS[id(out)] = (x, keep[0])
+        weakref.finalize(out, _forget_cols, id(out))
+    return out
+
+
+# Elements above which the epilogue and its backward run on two threads.
+_PARALLEL_ELEMENTS = 1 << 18
+
+
+def _elementwise_kernels():
+    from ..kernels import elementwise as _k
+    return _k
+
+
+def _masked_and_bias_grad(g, out, activation, want_bias):
+    """(the gradient below the activation, the bias gradient or None)."""
+    nb = g._value.ndim - 4
+    if activation != "relu":
+        return g, (unbroadcast(g, shape=(g._value.shape[-1],), batch_ndim=nb)
+                   if want_bias else None)
+    gv, yv = g._value, out._value
+    if not _tape._recording and nb == 0 and gv.dtype == yv.dtype and gv.size:
+        # First order: no tape records this VJP, so one kernel pass may do both.
+        rows = gv.shape[-1]
+        parallel = gv.size >= _PARALLEL_ELEMENTS and gv.shape[0] > 1
+        gm, db = _elementwise_kernels().relu_bias_backward_arrays(
+            np.ascontiguousarray(gv).reshape(-1, rows), np.ascontiguousarray(yv).reshape(-1, rows),
+            parallel)
+        return Tensor(gm.reshape(gv.shape)), Tensor(db)
+    gm = relu_grad(g, out)
+    return gm, (unbroadcast(gm, shape=(gv.shape[-1],), batch_ndim=nb) if want_bias else None)
+
+
+@conv2d_bias_activation.defvjp_joint
+def _conv2d_bias_activation_vjp(g, out, needed, x, w, b, activation, **a):
+    gm, db = _masked_and_bias_grad(g, out, activation, needed[2])
+    dx = conv2d_input_grad(gm, w, input_hw=_hw(x), **a) if needed[0] else None
+    dw = _conv2d_filter_vjp(gm, out, x, w, **a) if needed[1] else None
+    return dx, dw, db
 
 
 # -- pooling -------------------------------------------------------------------------

@@ -36,12 +36,13 @@ class Op:
             is copied so that later assignments do not change the result.
     """
 
-    __slots__ = ("name", "forward", "vjps", "broadcasting", "view", "differentiable")
+    __slots__ = ("name", "forward", "vjps", "joint", "broadcasting", "view", "differentiable")
 
     def __init__(self, forward, name, broadcasting, view, differentiable):
         self.name = name
         self.forward = forward
         self.vjps = None
+        self.joint = False
         self.broadcasting = broadcasting
         self.view = view
         self.differentiable = differentiable
@@ -50,6 +51,17 @@ class Op:
         """Register one VJP per input; usable as a decorator for one-input ops."""
         self.vjps = vjps
         return vjps[0] if len(vjps) == 1 else vjps
+
+    def defvjp_joint(self, vjp):
+        """One VJP for all inputs, for ops whose input gradients share work.
+
+        `vjp(g, out, needed, *inputs, **attrs)` returns one gradient (or None)
+        per input; `needed[i]` says whether input i's gradient is wanted. As
+        TF's gradient functions, which return every input's gradient at once.
+        """
+        self.vjps = vjp
+        self.joint = True
+        return vjp
 
     def defvjp_variadic(self, vjp):
         """For ops with any number of inputs: `vjp(j, g, out, *inputs, **attrs)`."""

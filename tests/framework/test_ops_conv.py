@@ -51,6 +51,12 @@ GRADCHECK_CASES = [
         x, w, [2, 5, 4, 2], 2, "SAME"), _r(2, 3, 2, 3), _r(3, 2, 2, 3)),
     Case("depthwise_conv2d", lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
          _r(1, 3, 4, 2), _r(2, 2, 2, 2)),
+    Case("conv2d_bias_relu_direct", lambda x, w, b: tf.nn.conv2d_bias_activation(
+        x, w, b, 1, "VALID", activation="relu"), _r(2, 5, 5, 1), _r(3, 3, 1, 3), _r(3)),
+    Case("conv2d_bias_relu_im2col_same", lambda x, w, b: tf.nn.conv2d_bias_activation(
+        x, w, b, 2, "SAME", activation="relu"), _r(2, 5, 4, 5), _r(2, 2, 5, 2), _r(2)),
+    Case("conv2d_bias_linear_dilated", lambda x, w, b: tf.nn.conv2d_bias_activation(
+        x, w, b, 1, "SAME", dilations=2), _r(1, 5, 4, 2), _r(2, 2, 2, 2), _r(2)),
     Case("max_pool2d_overlapping", lambda x: tf.nn.max_pool2d(x, 3, 1, "VALID"), _r(2, 4, 5, 2)),
     Case("max_pool2d_same", lambda x: tf.nn.max_pool2d(x, 2, 2, "SAME"), _r(1, 5, 3, 2)),
     Case("max_pool2d_explicit", lambda x: tf.nn.max_pool2d(
@@ -206,3 +212,56 @@ def test_conv2d_filter_gradient_reuses_the_forward_im2col_and_forgets_it():
     # Outside a tape nothing is kept.
     tf.nn.conv2d(x, w, 1, "VALID")
     assert len(conv_ops._COLS) == before
+
+
+@pytest.mark.parametrize("c_in", [1, 8])  # the direct and the im2col path
+@pytest.mark.parametrize("activation", ["relu", None])
+def test_conv2d_bias_activation_equals_the_three_ops(c_in, activation):
+    rng = np.random.default_rng(c_in)
+    x = tf.constant(rng.standard_normal((4, 9, 8, c_in)).astype(np.float32))
+    w = tf.Variable(rng.standard_normal((3, 3, c_in, 5)).astype(np.float32))
+    b = tf.Variable(rng.standard_normal(5).astype(np.float32))
+    upstream = rng.standard_normal((4, 9, 8, 5)).astype(np.float32)
+
+    def composed():
+        z = tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "SAME"), b)
+        return tf.nn.relu(z) if activation else z
+
+    results = []
+    for fn in (composed, lambda: tf.nn.conv2d_bias_activation(x, w, b, 1, "SAME",
+                                                              activation=activation)):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = fn()
+        results.append([y] + tape.gradient(y, [x, w, b], output_gradients=upstream))
+    for got, want in zip(results[1], results[0]):
+        assert got.dtype == tf.float32
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_bias_activation_skips_gradients_nobody_asked_for():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 6, 6, 1)).astype(np.float32)  # a constant: no dx
+    w = tf.Variable(rng.standard_normal((3, 3, 1, 4)).astype(np.float32))
+    b = tf.Variable(np.zeros(4, np.float32))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.nn.conv2d_bias_activation(x, w, b, 1, "VALID", activation="relu"))
+    dw, db = tape.gradient(loss, [w, b])
+    z = conv2d_reference(x, w.numpy(), (1, 1), (1, 1), ((0, 0), (0, 0)))
+    np.testing.assert_allclose(db.numpy(), (z > 0).sum(axis=(0, 1, 2)), rtol=1e-6)
+    assert dw.shape == (3, 3, 1, 4)
+
+
+def test_conv2d_bias_activation_rejects_bad_bias_and_activation():
+    x, w = np.zeros((1, 4, 4, 2), np.float32), np.zeros((3, 3, 2, 3), np.float32)
+    with pytest.raises(InvalidArgumentError, match=r"bias shape \[2\] must be \[3\]"):
+        tf.nn.conv2d_bias_activation(x, w, np.zeros(2, np.float32), 1, "VALID")
+    with pytest.raises(InvalidArgumentError, match="bias dtype float64 does not match input "
+                                                   "dtype float32"):
+        tf.nn.conv2d_bias_activation(x, w, np.zeros(3), 1, "VALID")
+    with pytest.raises(ValueError, match="activation must be None or 'relu', got 'tanh'"):
+        tf.nn.conv2d_bias_activation(x, w, np.zeros(3, np.float32), 1, "VALID",
+                                     activation="tanh")
+    with pytest.raises(InvalidArgumentError, match="input depth 2 does not match"):
+        tf.nn.conv2d_bias_activation(x, np.zeros((3, 3, 1, 3), np.float32),
+                                     np.zeros(3, np.float32), 1, "VALID")

@@ -77,6 +77,23 @@ def test_conv2d_values_and_gradients(padding, strides, dilation):
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("activation", ["relu", "linear", None, "tf.nn.relu"])
+@pytest.mark.parametrize("channels", [1, 3])  # the direct and the im2col path
+def test_conv2d_fused_bias_activation_values_and_gradients(activation, channels):
+    # relu and linear run as one fused op (conv2d_bias_activation); the values,
+    # weights and gradients are those of the separate conv, bias add and ReLU.
+    import tapeflow as tf
+    act = tf.nn.relu if activation == "tf.nn.relu" else activation
+    layer = Conv2D(4, 3, padding="same", activation=act, bias_initializer="random_normal")
+    x = RNG.standard_normal((2, 6, 5, channels)).astype(np.float32)
+    out = check_layer(layer, input_data=x, expected_num_trainable_weights=2)
+    kernel, bias = layer.get_weights()
+    expected = np_conv2d(x, kernel, padding="same") + bias
+    if activation in ("relu", "tf.nn.relu"):
+        expected = np.maximum(expected, 0)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_conv2d_second_order_gradients():
     check_layer(Conv2D(2, 2, activation="sigmoid"), (2, 3, 3, 2), order=2,
                 run_training_step=False, check_config=False)
