@@ -94,6 +94,7 @@ def conv_rows(rng, repeats):
         cols = np.empty((n * ho * ho, 9 * c_in), np.float32)
         dx = np.empty_like(x)
         part = np.empty((2, 3, 3, c_in, c_out), np.float32)
+        bias_part = np.empty((2, c_out))
         work = g.size * 9 * c_in
         fwd = kc.pick(kc.conv2d_forward, work, n)
         bin_ = kc.pick(kc.conv2d_backward_input, work, n)
@@ -118,7 +119,8 @@ def conv_rows(rng, repeats):
             ("input grad", lambda: np_conv_input_grad(g, w, x.shape),
              lambda: bin_(g, w, dx, *geo), col2im_in),
             ("filter grad", lambda: np_conv_filter_grad(x, g, 3),
-             lambda: bfi(x, g, part[:nchunks], *geo).sum(0), im2col_filt),
+             lambda: bfi(x, g, part[:nchunks], *geo, g, False, bias_part[:nchunks]).sum(0),
+             im2col_filt),
         ]
         for what, ref, direct, blas in cases:
             t_ref, t_direct, t_blas = median_ms([ref, direct, blas], repeats)

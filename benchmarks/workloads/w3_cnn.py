@@ -60,8 +60,12 @@ def torch_cnn(torch):
     return model, step
 
 
-def jax_cnn(jax, seed=0):
-    """(predict, state, step(state, xb, yb) -> state) for JAX, SGD momentum by hand."""
+def jax_cnn(jax, seed=0, init=None):
+    """(predict, state, step(state, xb, yb) -> state) for JAX, Keras' SGD momentum by hand.
+
+    Kernels are Glorot-uniform from `seed`, biases zero, unless `init` gives the
+    parameters as reference_numpy.CNN.params does: [k1, b1, k2, b2, dense, bias].
+    """
     jnp, lax = jax.numpy, jax.lax
     key = jax.random.PRNGKey(seed)
 
@@ -69,12 +73,17 @@ def jax_cnn(jax, seed=0):
         lim = float(np.sqrt(6.0 / (fan_in + fan_out)))
         return jax.random.uniform(jax.random.fold_in(key, i), shape, jnp.float32, -lim, lim)
 
-    params = [glorot(0, (3, 3, 1, 32), 9, 9 * 32), jnp.zeros(32),
-              glorot(1, (3, 3, 32, 64), 9 * 32, 9 * 64), jnp.zeros(64),
-              glorot(2, (1600, 10), 1600, 10), jnp.zeros(10)]
+    f32 = jnp.float32  # explicit, so that JAX_ENABLE_X64=1 cannot turn the biases float64
+    params = [glorot(0, (3, 3, 1, 32), 9, 9 * 32), jnp.zeros(32, f32),
+              glorot(1, (3, 3, 32, 64), 9 * 32, 9 * 64), jnp.zeros(64, f32),
+              glorot(2, (1600, 10), 1600, 10), jnp.zeros(10, f32)]
+    if init is not None:
+        params = [jnp.asarray(p, f32) for p in init]
     dims = ("NHWC", "HWIO", "NHWC")
 
     def pool(h):
+        # lax.reduce_window, as flax.linen.max_pool and stax pool; its gradient
+        # (select_and_scatter) is a large share of the step on XLA:CPU.
         return lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
 
     def predict(params, xb):
@@ -111,7 +120,7 @@ def run(ctx):
         make_numpy=lambda: ref.CNN(seed=0),
         keras_builder=keras_cnn,
         torch_builder=torch_cnn,
-        jax_builder=jax_cnn,
+        jax_builder=lambda jax, init=None: jax_cnn(jax, init=init),
         needs=TAPEFLOW_NEEDS,
         tape_step=keras_cnn_tape_step)
     return measure(ctx, ID, "cnn train", "steps/s", impls, repeats=rounds,

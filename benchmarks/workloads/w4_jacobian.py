@@ -75,11 +75,14 @@ def _tensorflow(tens, w, b, x, wb, xb):
 
 
 def _jax(jax, w, b, x, wb, xb):
+    """Jitted jacrev / vmap(jacrev) callables. W and b are arguments, not constants closed
+    over, so that XLA cannot fold work on them at compile time; each call blocks until
+    its result is computed. The callables compile in the harness' warm-up call."""
     jnp = jax.numpy
     W, B, X, WB, XB = (jnp.asarray(a) for a in (w, b, x, wb, xb))
-    f = jax.jit(jax.jacrev(lambda v: jnp.tanh(W @ v + B)))
-    g = jax.jit(jax.vmap(jax.jacrev(lambda row: jnp.tanh(row @ WB))))
-    return (lambda: f(X).block_until_ready()), (lambda: g(XB).block_until_ready())
+    f = jax.jit(lambda W, B, v: jax.jacrev(lambda v: jnp.tanh(W @ v + B))(v))
+    g = jax.jit(lambda WB, xs: jax.vmap(jax.jacrev(lambda row: jnp.tanh(row @ WB)))(xs))
+    return (lambda: f(W, B, X).block_until_ready()), (lambda: g(WB, XB).block_until_ready())
 
 
 def _repeat(fn, inner):
@@ -116,6 +119,12 @@ def run(ctx):
     jax = ctx.peer("jax")
     if jax is not None:
         f, g = _jax(jax, w, b, x, wb, xb)
+        jj, jb = np.asarray(f()), np.asarray(g())
+        ok = (jj.dtype == jb.dtype == np.float32 and np.allclose(jj, want_j, atol=1e-5)
+              and np.allclose(jb, want_b, atol=1e-5))
+        ctx.note(f"W4: JAX jacobians {'match' if ok else 'DO NOT MATCH'} the closed forms "
+                 f"({jj.dtype}, max abs diff {np.abs(jj - want_j).max():.1e}, "
+                 f"{np.abs(jb - want_b).max():.1e}).")
         full.append(("JAX jit(jacrev)", "jax", f))
         batched.append(("JAX jit(vmap(jacrev))", "jax", g))
     inner = 2 if ctx.quick else 20  # calls per sample, so a sample is well above timer noise

@@ -141,9 +141,13 @@ def _conv2d_backward_input(g, w, dx, sh, sw, dh, dw, pt, pl):
     return dx
 
 
-def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl):
+def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu, bias_partial):
     """`partial` is (chunks, kh, kw, in, out): one accumulator per batch chunk,
-    so that parallel chunks never write the same cell; the caller sums them."""
+    so that parallel chunks never write the same cell; the caller sums them.
+
+    With `relu`, g is first masked where the layer's output y is not positive
+    (ReLU's backward pass, fused); bias_partial (chunks, out) gets the sums of
+    the (masked) g, the bias gradient, in float64."""
     n_batch, h, wd, c_in = x.shape
     chunks, kh, kw, _, c_out = partial.shape
     ho, wo = g.shape[1], g.shape[2]
@@ -155,12 +159,18 @@ def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl):
         acc = np.zeros((kh, kw, c_in, span), partial.dtype)
         rows, held = _row_ring(kh, dh, c_in, wd * c_out, partial.dtype)
         grow = np.empty(span, partial.dtype)
+        bias = bias_partial[t]
+        bias[:] = 0
         for n in range(t * step, min(n_batch, (t + 1) * step)):
             held[:] = -1  # the ring holds rows of the previous sample
             for oh in range(ho):
                 for ow in range(wo):
                     for co in range(c_out):
-                        grow[ow * c_out + co] = g[n, oh, ow, co]
+                        v = g[n, oh, ow, co]
+                        if relu and not y[n, oh, ow, co] > 0:
+                            v = 0
+                        grow[ow * c_out + co] = v
+                        bias[co] += v
                 for i in range(kh):
                     ih = oh * sh - pt + i * dh
                     if ih < 0 or ih >= h:
@@ -186,7 +196,8 @@ def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl):
     return partial
 
 
-def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl):
+def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
+                                    bias_partial):
     n_batch, h, wd, c_in = x.shape
     chunks, kh, kw, _, c_out = partial.shape
     ho, wo = g.shape[1], g.shape[2]
@@ -194,9 +205,18 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl):
     for t in prange(chunks):
         dw_t = partial[t]
         dw_t[:] = 0
+        bias = bias_partial[t]
+        bias[:] = 0
+        gm = np.empty(c_out, partial.dtype)
         for n in range(t * step, min(n_batch, (t + 1) * step)):
             for oh in range(ho):
                 for ow in range(wo):
+                    for co in range(c_out):
+                        v = g[n, oh, ow, co]
+                        if relu and not y[n, oh, ow, co] > 0:
+                            v = 0
+                        gm[co] = v
+                        bias[co] += v
                     for i in range(kh):
                         ih = oh * sh - pt + i * dh
                         if ih < 0 or ih >= h:
@@ -208,7 +228,7 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl):
                             for c in range(c_in):
                                 xv = x[n, ih, iw, c]
                                 for co in range(c_out):
-                                    dw_t[i, j, c, co] += xv * g[n, oh, ow, co]
+                                    dw_t[i, j, c, co] += xv * gm[co]
     return partial
 
 

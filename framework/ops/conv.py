@@ -84,6 +84,32 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
     return k.pick(k.col2im, cols.size, n)(cols, dx, kh, kw, *geometry, ho, wo)
 
 
+def _is_direct(w_shape):
+    """Whether conv2d with filters of this shape takes the direct kernels."""
+    kh, kw, c_in = w_shape[:3]
+    return kh * kw * c_in <= _DIRECT_MAX_WINDOW
+
+
+def _conv_filt_direct(x, g, filter_hw, strides, dilations, pads, relu_out=None):
+    """The filter gradient by the direct kernel, and the bias gradient it sums
+    on the way. With `relu_out` (the ReLU's output), g is masked by it first."""
+    k = _kernels()
+    n, _, _, c_in = x.shape
+    c_out = g.shape[3]
+    kh, kw = filter_hw
+    dtype = np.result_type(x, g)
+    x, g = _contiguous(x.astype(dtype, copy=False)), _contiguous(g.astype(dtype, copy=False))
+    relu = relu_out is not None
+    y = _contiguous(relu_out.astype(dtype, copy=False)) if relu else g
+    kernel = k.pick(k.conv2d_backward_filter, g.size * kh * kw * c_in, n)
+    chunks = 2 if kernel is k.conv2d_backward_filter[1] else 1
+    partial = np.empty((chunks, kh, kw, c_in, c_out), dtype)
+    bias_partial = np.empty((chunks, c_out), np.float64)
+    kernel(x, g, partial, *strides, *dilations, pads[0][0], pads[1][0], y, relu, bias_partial)
+    dw = partial.sum(axis=0) if chunks > 1 else partial[0]
+    return dw, bias_partial.sum(axis=0).astype(dtype)
+
+
 def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
     k = _kernels()
     n, _, _, c_in = x.shape
@@ -92,14 +118,10 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
     dtype = np.result_type(x, g)
     if g.size == 0 or c_in == 0:
         return np.zeros((kh, kw, c_in, c_out), dtype)
+    if kh * kw * c_in <= _DIRECT_MAX_WINDOW:
+        return _conv_filt_direct(x, g, filter_hw, strides, dilations, pads)[0]
     x, g = _contiguous(x.astype(dtype, copy=False)), _contiguous(g.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
-    work = g.size * kh * kw * c_in
-    if kh * kw * c_in <= _DIRECT_MAX_WINDOW:
-        kernel = k.pick(k.conv2d_backward_filter, work, n)
-        chunks = 2 if kernel is k.conv2d_backward_filter[1] else 1
-        partial = kernel(x, g, np.empty((chunks, kh, kw, c_in, c_out), dtype), *geometry)
-        return partial.sum(axis=0) if chunks > 1 else partial[0]
     if cols is None or cols.dtype != dtype:
         cols = np.empty((n * ho * wo, kh * kw * c_in), dtype)
         k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
@@ -250,6 +272,13 @@ def _masked_and_bias_grad(g, out, activation, want_bias):
 
 @conv2d_bias_activation.defvjp_joint
 def _conv2d_bias_activation_vjp(g, out, needed, x, w, b, activation, **a):
+    if (not needed[0] and needed[1] and not _tape._recording and g._value.ndim == 4
+            and g._value.size and _is_direct(w._value.shape)):
+        # A first layer (no input gradient) on the direct kernel, first order:
+        # the filter kernel masks g and sums the bias gradient as it reads g.
+        relu_out = out._value if activation == "relu" else None
+        dw, db = _conv_filt_direct(x._value, g._value, _filter_hw(w), relu_out=relu_out, **a)
+        return None, Tensor(dw), Tensor(db) if needed[2] else None
     gm, db = _masked_and_bias_grad(g, out, activation, needed[2])
     dx = conv2d_input_grad(gm, w, input_hw=_hw(x), **a) if needed[0] else None
     dw = _conv2d_filter_vjp(gm, out, x, w, **a) if needed[1] else None

@@ -79,6 +79,21 @@ def _tol(dtype):
                                                                        "atol": 1e-10}
 
 
+def _check_filter_kernel(variant, x, g, ws, st, di, pads, tol):
+    """The filter kernel plain and with its fused ReLU mask: the filter gradient
+    of g (or of g masked by y > 0) and the bias gradient, the sum of that g."""
+    geometry = (*st, *di, pads[0][0], pads[1][0])
+    y = np.maximum(np.random.default_rng(7).standard_normal(g.shape), 0).astype(g.dtype)
+    for relu, g_seen in ((False, g), (True, g * (y > 0))):
+        partial = np.full((2,) + ws, np.nan, g.dtype)
+        bias_partial = np.full((2, ws[3]), np.nan)
+        _k.conv2d_backward_filter[variant](x, g, partial, *geometry, y if relu else g, relu,
+                                           bias_partial)
+        np.testing.assert_allclose(partial.sum(axis=0), conv2d_filter_grad_reference(
+            x, g_seen, ws[:2], st, di, pads), **tol)
+        np.testing.assert_allclose(bias_partial.sum(axis=0), g_seen.sum(axis=(0, 1, 2)), **tol)
+
+
 @pytest.mark.parametrize("variant", [0, 1], ids=["serial", "parallel"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("seed", range(8))
@@ -95,11 +110,7 @@ def test_direct_kernels_match_reference(seed, dtype, variant):
     dx = _k.conv2d_backward_input[variant](g, w, np.full(xs, np.nan, dtype), *geometry)
     np.testing.assert_allclose(dx, conv2d_input_grad_reference(g, w, xs[1:3], st, di, pads),
                                **_tol(dtype))
-    partial = _k.conv2d_backward_filter[variant](x, g, np.full((2,) + ws, np.nan, dtype),
-                                                 *geometry)
-    np.testing.assert_allclose(partial.sum(axis=0),
-                               conv2d_filter_grad_reference(x, g, ws[:2], st, di, pads),
-                               **_tol(dtype))
+    _check_filter_kernel(variant, x, g, ws, st, di, pads, _tol(dtype))
 
 
 @pytest.mark.parametrize("variant", [0, 1], ids=["serial", "parallel"])
@@ -118,11 +129,7 @@ def test_row_kernels_of_unit_column_stride_match_reference(seed, variant):
                                      *geometry)
     np.testing.assert_allclose(out, conv2d_reference(x, w, st, di, pads), rtol=1e-4, atol=1e-4)
     g = rng.standard_normal(out.shape).astype(np.float32)
-    partial = _k.conv2d_backward_filter[variant](x, g, np.full((2,) + ws, np.nan, np.float32),
-                                                 *geometry)
-    np.testing.assert_allclose(partial.sum(axis=0),
-                               conv2d_filter_grad_reference(x, g, ws[:2], st, di, pads),
-                               rtol=1e-4, atol=1e-4)
+    _check_filter_kernel(variant, x, g, ws, st, di, pads, _tol(np.float32))
 
 
 @pytest.mark.parametrize("variant", [0, 1], ids=["serial", "parallel"])

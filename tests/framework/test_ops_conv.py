@@ -5,7 +5,8 @@ gradients of first and second order, values against NumPy references
 
 import numpy as np
 import pytest
-from test_kernels_conv import conv2d_input_grad_reference, conv2d_reference
+from test_kernels_conv import (conv2d_filter_grad_reference, conv2d_input_grad_reference,
+                               conv2d_reference)
 from test_kernels_pool import avg_pool_reference, max_pool_reference
 
 import tapeflow as tf
@@ -239,17 +240,26 @@ def test_conv2d_bias_activation_equals_the_three_ops(c_in, activation):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
-def test_conv2d_bias_activation_skips_gradients_nobody_asked_for():
+@pytest.mark.parametrize("activation", ["relu", None])
+@pytest.mark.parametrize("strides", [1, [1, 1, 2, 1]])  # the row and the strided kernel
+def test_conv2d_bias_activation_first_layer_gradients(activation, strides):
+    # No gradient wanted for the input (a first layer): the filter kernel masks
+    # the upstream gradient and sums the bias gradient itself.
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((2, 6, 6, 1)).astype(np.float32)  # a constant: no dx
+    x = rng.standard_normal((3, 7, 6, 1)).astype(np.float32)  # a constant: no dx
     w = tf.Variable(rng.standard_normal((3, 3, 1, 4)).astype(np.float32))
-    b = tf.Variable(np.zeros(4, np.float32))
+    b = tf.Variable(rng.standard_normal(4).astype(np.float32))
     with tf.GradientTape() as tape:
-        loss = tf.reduce_sum(tf.nn.conv2d_bias_activation(x, w, b, 1, "VALID", activation="relu"))
+        y = tf.nn.conv2d_bias_activation(x, w, b, strides, "VALID", activation=activation)
+        upstream = rng.standard_normal(y.shape).astype(np.float32)
+        loss = tf.reduce_sum(y * upstream)
     dw, db = tape.gradient(loss, [w, b])
-    z = conv2d_reference(x, w.numpy(), (1, 1), (1, 1), ((0, 0), (0, 0)))
-    np.testing.assert_allclose(db.numpy(), (z > 0).sum(axis=(0, 1, 2)), rtol=1e-6)
-    assert dw.shape == (3, 3, 1, 4)
+    st = (1, 1) if strides == 1 else (1, 2)
+    z = conv2d_reference(x, w.numpy(), st, (1, 1), ((0, 0), (0, 0))) + b.numpy()
+    g = upstream * (z > 0) if activation == "relu" else upstream
+    np.testing.assert_allclose(db.numpy(), g.sum(axis=(0, 1, 2)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dw.numpy(), conv2d_filter_grad_reference(
+        x, g, (3, 3), st, (1, 1), ((0, 0), (0, 0))), rtol=1e-4, atol=1e-4)
 
 
 def test_conv2d_bias_activation_rejects_bad_bias_and_activation():
