@@ -338,7 +338,8 @@ class GradientTape:
         b, inner = t_shape[0], t_shape[1:]
         m = int(np.prod(inner, dtype=np.int64))
         eye = np.eye(m, dtype=target._value.dtype).reshape((m, 1) + inner)
-        seed = Tensor(np.ascontiguousarray(np.broadcast_to(eye, (m,) + t_shape)))
+        # A read-only broadcast view: the first VJP makes a new array from it anyway.
+        seed = Tensor(np.broadcast_to(eye, (m,) + t_shape))
         grads = _backward(self._records, self._tracked, [target], [seed], [source], batch_ndim=1)
         self._finish_backward()
         g = _finish(grads.get(id(source)), source, mode, (m,))

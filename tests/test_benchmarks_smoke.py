@@ -80,6 +80,16 @@ def test_quick_run_with_installed_peers(tmp_path):
     report, _ = _run(tmp_path, "--peers", ",".join(installed))
     families = {row["family"] for row in _check_rows(report)}
     assert set(installed) <= families
+    notes = report["notes"]
+    # the correctness checks cover the peers: W1's final x and W6's gradient of every row
+    assert any("W1: final x" in n and "MISMATCH" not in n for n in notes)
+    assert any("W6:" in n and "every implementation agrees" in n for n in notes)
+    if "jax" in installed:
+        # JAX's training steps against the hand-written ones, its jacobians against the
+        # closed forms
+        for text in ("W2: JAX step matches", "W3: JAX step matches", "W4: JAX jacobians match"):
+            assert any(n.startswith(text) for n in notes), (text, notes)
+        assert any("W1: final x" in n and "JAX jit step" in n for n in notes)
 
 
 def _importable(name):
