@@ -210,11 +210,15 @@ def _cpu_model():
     return platform.processor() or "unknown"
 
 
-def _version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+def _version(*dists):
+    """The version of the first of `dists` installed (TF ships as tensorflow or
+    tensorflow-cpu), or None."""
+    for dist in dists:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def machine_info():
@@ -238,8 +242,9 @@ def machine_info():
         "tapeflow": _version("tapeflow"),
         "blas": _blas_info(),
         "thread_env": threads,
-        "peers": {name: _version(dist) for name, dist in
-                  (("torch", "torch"), ("tensorflow", "tensorflow"), ("jax", "jax"))},
+        "peers": {"torch": _version("torch"),
+                  "tensorflow": _version("tensorflow", "tensorflow-cpu"),
+                  "jax": _version("jax")},
     }
 
 

@@ -95,3 +95,63 @@ def test_quick_run_with_installed_peers(tmp_path):
 def _importable(name):
     return subprocess.run([sys.executable, "-c", f"import {name}"],
                           capture_output=True).returncode == 0
+
+
+def test_each_fit_row_trains_its_own_framework_model():
+    # The 'tapeflow fit' row once timed Keras's fit: a lambda in build_impls saw
+    # `model` rebound to the TF model built after it. A stand-in TF peer whose
+    # models record their fits shows which model each row trains.
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import numpy as np
+        from workloads import w2_mlp
+    finally:
+        sys.path.pop(0)
+    fitted = []
+
+    class FakeModel:
+        def __init__(self, framework):
+            self.framework = framework
+
+        def fit(self, *args, **kwargs):
+            fitted.append(self.framework)
+
+    class FakeKeras:
+        class utils:
+            @staticmethod
+            def set_random_seed(seed):
+                pass
+
+    class FakeTF:
+        keras = FakeKeras()
+
+        @staticmethod
+        def function(fn):
+            return fn
+
+    class Ctx:
+        quick = True
+
+        def peer(self, name):
+            return FakeTF if name == "tensorflow" else None
+
+        def note(self, message):
+            pass
+
+    import tapeflow as tf
+
+    def keras_builder(keras):
+        return FakeModel("keras" if keras is FakeTF.keras else "tapeflow")
+
+    x, y = np.zeros((4, 3), np.float32), np.zeros(4, np.int64)
+    class NumpyModel:
+        train_step = None
+
+    impls = w2_mlp.build_impls(Ctx(), "W2", x, y, 2, 1, make_numpy=NumpyModel,
+                               keras_builder=keras_builder, torch_builder=None,
+                               jax_builder=None, needs=(), tape_step=lambda tf_, model: None)
+    by_name = {name: fn for name, _, fn in impls}
+    by_name["tapeflow fit"]()
+    by_name["TF Keras fit"]()
+    assert fitted == ["tapeflow", "keras"]
+    assert tf.keras is not FakeTF.keras

@@ -143,6 +143,16 @@ def _timed_chunk(chunks, train_chunk):
     return call
 
 
+def _fit_chunk(model, batch):
+    """One epoch of `model.fit` over a chunk. A function, not a lambda inside
+    build_impls: a lambda there would see `model` rebound to the next
+    framework's model (Python closures bind late), which once made the
+    'tapeflow fit' row time Keras's fit."""
+    def train_chunk(xc, yc):
+        model.fit(xc, yc, batch_size=batch, epochs=1, verbose=0, shuffle=False)
+    return train_chunk
+
+
 def _stepwise(step, batch):
     def train_chunk(xc, yc):
         for i in range(0, xc.shape[0], batch):
@@ -197,9 +207,7 @@ def build_impls(ctx, workload, x, y, batch, steps, make_numpy, keras_builder, to
         ctx.note(f"{workload}: tapeflow skipped: {', '.join(absent)} not available yet.")
     else:
         tf.random.set_seed(0)
-        model = keras_builder(tf.keras)
-        add("tapeflow fit", "tapeflow", lambda xc, yc: model.fit(
-            xc, yc, batch_size=batch, epochs=1, verbose=0, shuffle=False))
+        add("tapeflow fit", "tapeflow", _fit_chunk(keras_builder(tf.keras), batch))
         add("tapeflow GradientTape loop", "tapeflow",
             _stepwise(tape_step(tf, keras_builder(tf.keras)), batch))
     add("NumPy by hand", "numpy", _stepwise(make_numpy().train_step, batch))
@@ -211,9 +219,7 @@ def build_impls(ctx, workload, x, y, batch, steps, make_numpy, keras_builder, to
     tens = ctx.peer("tensorflow")
     if tens is not None:
         tens.keras.utils.set_random_seed(0)
-        model = keras_builder(tens.keras)
-        add("TF Keras fit", "tensorflow", lambda xc, yc: model.fit(
-            xc, yc, batch_size=batch, epochs=1, verbose=0, shuffle=False))
+        add("TF Keras fit", "tensorflow", _fit_chunk(keras_builder(tens.keras), batch))
         add("TF eager GradientTape", "tensorflow",
             _stepwise(tape_step(tens, keras_builder(tens.keras)), batch))
         add("TF tf.function step", "tensorflow",

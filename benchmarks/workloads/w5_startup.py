@@ -65,8 +65,8 @@ def init(key, sizes):
     params = []
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         lim = (6.0 / (a + b)) ** 0.5
-        params.append((jax.random.uniform(jax.random.fold_in(key, i), (a, b), jnp.float32, -lim, lim),
-                       jnp.zeros(b, jnp.float32)))
+        w = jax.random.uniform(jax.random.fold_in(key, i), (a, b), jnp.float32, -lim, lim)
+        params.append((w, jnp.zeros(b, jnp.float32)))
     return params
 def loss(params, xb, yb):
     h = xb
