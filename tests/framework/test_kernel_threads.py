@@ -1,0 +1,48 @@
+"""How many threads the Numba kernels take: one when an OpenMP runtime that
+spins was loaded before tapeflow's kernels (PyTorch's libgomp, say), up to two
+otherwise. Checked in fresh subprocesses, since the choice is made at import."""
+
+import ctypes.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+_PROBE = """
+import ctypes, sys
+if sys.argv[1] != "-":
+    ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # as `import torch` does
+import numpy as np
+from tapeflow.kernels import _numba, elementwise
+observed = []
+real = _numba._run_on
+_numba._run_on = lambda threads, kernel, args: observed.append(threads) or real(threads, kernel, args)
+elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
+print(_numba.SPINNING_OPENMP, observed[0])
+"""
+
+
+def _probe(library, **env):
+    run_env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    run_env.update(env)
+    done = subprocess.run([sys.executable, "-c", _PROBE, library], capture_output=True,
+                          text=True, env=run_env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.split()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime():
+    gomp = ctypes.util.find_library("gomp")
+    if gomp is None:
+        pytest.skip("no libgomp on this machine")
+    assert _probe(gomp) == ["True", "1"]
+    # A runtime loaded with a passive wait policy sleeps when idle: two threads.
+    spinning, threads = _probe(gomp, OMP_WAIT_POLICY="PASSIVE")
+    assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
+
+
+def test_kernels_take_two_threads_on_their_own():
+    spinning, threads = _probe("-")
+    assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
