@@ -182,13 +182,87 @@ def softmax_rows(rng, repeats):
     return rows
 
 
+def conv_layer_rows(rng, repeats):
+    """A whole Conv2D(ReLU) layer, forward and backward, on W3's two layer shapes:
+    tapeflow's fused op against NumPy im2col and, when importable, PyTorch. The
+    first layer needs no input gradient (as in the network)."""
+    import tapeflow as tf
+    try:
+        import torch  # after tapeflow's kernels, so both runtimes' workers sleep when idle
+    except ImportError:
+        torch = None
+    try:
+        import tensorflow as tens
+    except ImportError:
+        tens = None
+    rows = []
+    for name, x_shape, c_out in (("conv1 layer", (64, 28, 28, 1), 32),
+                                 ("conv2 layer", (64, 13, 13, 32), 64)):
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        w = (0.1 * rng.standard_normal((3, 3, x_shape[3], c_out))).astype(np.float32)
+        b = np.zeros(c_out, np.float32)
+        g = rng.standard_normal((x_shape[0], x_shape[1] - 2, x_shape[2] - 2, c_out)).astype(
+            np.float32)
+        first = x_shape[3] == 1
+        xt, wt, bt = tf.constant(x), tf.Variable(w), tf.Variable(b)
+
+        def tapeflow_layer():
+            with tf.GradientTape() as tape:
+                if not first:
+                    tape.watch(xt)
+                y = tf.nn.conv2d_bias_activation(xt, wt, bt, 1, "VALID", activation="relu")
+            return tape.gradient(y, [wt, bt] if first else [xt, wt, bt], output_gradients=g)
+
+        def numpy_layer():
+            y = np.maximum(np_conv(x, w) + b, 0)
+            gm = g * (y > 0)
+            grads = [np_conv_filter_grad(x, gm, 3), gm.sum(axis=(0, 1, 2))]
+            if not first:
+                grads.append(np_conv_input_grad(gm, w, x.shape))
+            return grads
+
+        impls = [("tapeflow", tapeflow_layer)]
+        if torch is not None:
+            xp = torch.from_numpy(x).permute(0, 3, 1, 2).requires_grad_(not first)
+            wp = torch.from_numpy(w).permute(3, 2, 0, 1).contiguous().requires_grad_(True)
+            bp = torch.from_numpy(b).requires_grad_(True)
+            gp = torch.from_numpy(g).permute(0, 3, 1, 2)
+
+            def torch_layer():
+                y = torch.relu(torch.nn.functional.conv2d(xp, wp, bp))
+                y.backward(gp)
+                wp.grad = bp.grad = xp.grad = None
+
+            impls.append(("PyTorch", torch_layer))
+        if tens is not None:
+            xk, gk = tens.constant(x), tens.constant(g)
+            wk, bk = tens.Variable(w), tens.Variable(b)
+
+            @tens.function
+            def tf_step():
+                with tens.GradientTape() as tape:
+                    if not first:
+                        tape.watch(xk)
+                    y = tens.nn.relu(tens.nn.bias_add(tens.nn.conv2d(xk, wk, 1, "VALID"), bk))
+                return tape.gradient(y, [wk, bk] if first else [xk, wk, bk], output_gradients=gk)
+
+            def tf_layer():
+                return [t.numpy() for t in tf_step()]
+
+            impls.append(("TF tf.function", tf_layer))
+        times = median_ms([numpy_layer] + [f for _, f in impls], repeats)
+        rows.append((f"{name} fwd+bwd", times[0],
+                     [(label, t) for (label, _), t in zip(impls, times[1:])]))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     rows = conv_rows(rng, args.repeats) + pool_rows(rng, args.repeats) + softmax_rows(
-        rng, args.repeats)
+        rng, args.repeats) + conv_layer_rows(rng, args.repeats)
     print(f"{'case':<40} {'numpy ms':>9}   kernels (ms, numpy/kernel)")
     for case, t_ref, impls in rows:
         cells = "   ".join(f"{name} {t:.2f} (x{t_ref / t:.1f})" for name, t in impls)
