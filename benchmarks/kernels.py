@@ -223,10 +223,11 @@ def conv_layer_rows(rng, repeats):
 
         impls = [("tapeflow", tapeflow_layer)]
         if torch is not None:
-            xp = torch.from_numpy(x).permute(0, 3, 1, 2).requires_grad_(not first)
+            # PyTorch's own layout (contiguous NCHW), its best case
+            xp = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous().requires_grad_(not first)
             wp = torch.from_numpy(w).permute(3, 2, 0, 1).contiguous().requires_grad_(True)
             bp = torch.from_numpy(b).requires_grad_(True)
-            gp = torch.from_numpy(g).permute(0, 3, 1, 2)
+            gp = torch.from_numpy(g).permute(0, 3, 1, 2).contiguous()
 
             def torch_layer():
                 y = torch.relu(torch.nn.functional.conv2d(xp, wp, bp))
