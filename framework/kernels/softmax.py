@@ -2,22 +2,23 @@
 logits array -- the loss (log-sum-exp minus the label terms, never forming
 log(softmax)) and its logits gradient g * (softmax - labels), one kernel pass
 over the rows each, dense or integer labels. Plain ndarrays; ops/nn.py calls
-them for small and medium inputs, where they beat NumPy's several passes; for
-large ones NumPy's SIMD exp wins over the kernels' scalar exp."""
+them for small inputs (up to 4,096 logits), where they beat NumPy's several
+passes; for larger ones NumPy's SIMD exp wins over the kernels' scalar exp.
+So they are plain one-thread compiles: a parallel compile took 3x as long
+(1.05 against 0.32 s, the cold start of a first fit) and ran no faster."""
 
 import numpy as np
 
-from ._numba import FASTMATH, prange, serial_and_parallel
+from ._numba import FASTMATH, njit
 
 __all__ = ["softmax_cross_entropy_forward", "softmax_cross_entropy_backward",
-           "sparse_softmax_cross_entropy_forward", "sparse_softmax_cross_entropy_backward",
-           "pick"]
+           "sparse_softmax_cross_entropy_forward", "sparse_softmax_cross_entropy_backward"]
 
 
 def _softmax_cross_entropy_forward(z, y, loss):
     """loss[r] = sum_k y[r, k] * (lse(z[r]) - z[r, k]), from logits shifted by the row max."""
     rows, cols = z.shape
-    for r in prange(rows):
+    for r in range(rows):
         m = z[r, 0]
         for k in range(1, cols):
             m = max(m, z[r, k])
@@ -36,7 +37,7 @@ def _softmax_cross_entropy_forward(z, y, loss):
 def _softmax_cross_entropy_backward(z, y, g, dz):
     """dz[r] = g[r] * (softmax(z[r]) - y[r])."""
     rows, cols = z.shape
-    for r in prange(rows):
+    for r in range(rows):
         m = z[r, 0]
         for k in range(1, cols):
             m = max(m, z[r, k])
@@ -54,7 +55,7 @@ def _softmax_cross_entropy_backward(z, y, g, dz):
 def _sparse_softmax_cross_entropy_forward(z, labels, loss):
     """loss[r] = lse(z[r]) - z[r, labels[r]] (labels checked by the caller)."""
     rows, cols = z.shape
-    for r in prange(rows):
+    for r in range(rows):
         m = z[r, 0]
         for k in range(1, cols):
             m = max(m, z[r, k])
@@ -68,7 +69,7 @@ def _sparse_softmax_cross_entropy_forward(z, labels, loss):
 def _sparse_softmax_cross_entropy_backward(z, labels, g, dz):
     """dz[r] = g[r] * (softmax(z[r]) - onehot(labels[r]))."""
     rows, cols = z.shape
-    for r in prange(rows):
+    for r in range(rows):
         m = z[r, 0]
         for k in range(1, cols):
             m = max(m, z[r, k])
@@ -84,18 +85,8 @@ def _sparse_softmax_cross_entropy_backward(z, labels, g, dz):
     return dz
 
 
-_OPTIONS = {"fastmath": FASTMATH, "nogil": True}
-softmax_cross_entropy_forward = serial_and_parallel(_softmax_cross_entropy_forward, **_OPTIONS)
-softmax_cross_entropy_backward = serial_and_parallel(_softmax_cross_entropy_backward,
-                                                     **_OPTIONS)
-sparse_softmax_cross_entropy_forward = serial_and_parallel(
-    _sparse_softmax_cross_entropy_forward, **_OPTIONS)
-sparse_softmax_cross_entropy_backward = serial_and_parallel(
-    _sparse_softmax_cross_entropy_backward, **_OPTIONS)
-
-_PARALLEL_SIZE = 200_000  # logits above which two threads pay
-
-
-def pick(pair, size):
-    """The serial or parallel variant of a pair for `size` logits."""
-    return pair[1] if size >= _PARALLEL_SIZE else pair[0]
+_compile = njit(cache=True, fastmath=FASTMATH, nogil=True)
+softmax_cross_entropy_forward = _compile(_softmax_cross_entropy_forward)
+softmax_cross_entropy_backward = _compile(_softmax_cross_entropy_backward)
+sparse_softmax_cross_entropy_forward = _compile(_sparse_softmax_cross_entropy_forward)
+sparse_softmax_cross_entropy_backward = _compile(_sparse_softmax_cross_entropy_backward)

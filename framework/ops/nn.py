@@ -74,7 +74,7 @@ def softmax_cross_entropy(labels, logits):
     from ..kernels import softmax as _k
     z, y = _rows(logits), _rows(labels.astype(logits.dtype, copy=False))
     loss = np.empty(z.shape[0], logits.dtype)
-    _k.pick(_k.softmax_cross_entropy_forward, z.size)(z, y, loss)
+    _k.softmax_cross_entropy_forward(z, y, loss)
     return loss.reshape(logits.shape[:-1])
 
 
@@ -99,7 +99,7 @@ def softmax_cross_entropy_grad(g, labels, logits):
     from ..kernels import softmax as _k
     z, y = _rows(logits), _rows(labels.astype(logits.dtype, copy=False))
     dz = np.empty_like(z)
-    _k.pick(_k.softmax_cross_entropy_backward, z.size)(z, y, np.ascontiguousarray(
+    _k.softmax_cross_entropy_backward(z, y, np.ascontiguousarray(
         g.reshape(-1), dtype=z.dtype), dz)
     return dz.reshape(logits.shape)
 
@@ -128,7 +128,7 @@ def sparse_softmax_cross_entropy(labels, logits):
     from ..kernels import softmax as _k
     z = _rows(logits)
     loss = np.empty(z.shape[0], logits.dtype)
-    _k.pick(_k.sparse_softmax_cross_entropy_forward, z.size)(
+    _k.sparse_softmax_cross_entropy_forward(
         z, np.ascontiguousarray(labels.reshape(-1), dtype=np.int64), loss)
     return loss.reshape(logits.shape[:-1])
 
@@ -151,7 +151,7 @@ def sparse_softmax_cross_entropy_grad(g, labels, logits):
     from ..kernels import softmax as _k
     z = _rows(logits)
     dz = np.empty_like(z)
-    _k.pick(_k.sparse_softmax_cross_entropy_backward, z.size)(
+    _k.sparse_softmax_cross_entropy_backward(
         z, np.ascontiguousarray(labels.reshape(-1), dtype=np.int64),
         np.ascontiguousarray(g.reshape(-1), dtype=z.dtype), dz)
     return dz.reshape(logits.shape)
