@@ -1,6 +1,7 @@
-"""How many threads the Numba kernels take: one when an OpenMP runtime that
-spins was loaded before tapeflow's kernels (PyTorch's libgomp, say), up to two
-otherwise. Checked in fresh subprocesses, since the choice is made at import."""
+"""The kernel runtime in a process: the kernels take one thread when an OpenMP
+runtime that spins was loaded before them (PyTorch's libgomp, say), up to two
+otherwise; and exit still finalizes garbage though it skips the final walks
+over Numba's objects. Checked in fresh subprocesses."""
 
 import ctypes.util
 import os
@@ -46,3 +47,32 @@ def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime():
 def test_kernels_take_two_threads_on_their_own():
     spinning, threads = _probe("-")
     assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
+
+
+_EXIT_PROBE = """
+import gc
+import numpy as np
+from tapeflow.kernels import elementwise
+
+
+class Noisy:
+    def __init__(self):
+        self.me = self  # a reference cycle: only the cyclic collector frees it
+
+    def __del__(self):
+        print("finalized", flush=True)
+
+
+elementwise.relu_backward[0](np.ones(4), np.ones(4), np.empty(4))
+Noisy()  # garbage by the time the interpreter exits
+print("done", flush=True)
+"""
+
+
+def test_garbage_is_still_finalized_at_exit():
+    # Exit skips the final walks over Numba's objects (gc.freeze), but collects
+    # the garbage that exists first, so its finalizers still run.
+    done = subprocess.run([sys.executable, "-c", _EXIT_PROBE], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["done", "finalized"]
