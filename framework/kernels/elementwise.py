@@ -6,7 +6,7 @@ import numpy as np
 
 from ._numba import FASTMATH, prange, serial_and_parallel
 
-__all__ = ["relu_backward", "bias_activation", "relu_bias_backward"]
+__all__ = ["relu_backward", "bias_activation", "relu_bias_backward", "relu_bias_backward_arrays"]
 
 
 def _relu_backward(g, y, out):

@@ -260,11 +260,11 @@ def _masked_and_bias_grad(g, out, activation, want_bias):
     gv, yv = g._value, out._value
     if not _tape._recording and nb == 0 and gv.dtype == yv.dtype and gv.size:
         # First order: no tape records this VJP, so one kernel pass may do both.
-        rows = gv.shape[-1]
+        channels = gv.shape[-1]
         parallel = gv.size >= _PARALLEL_ELEMENTS and gv.shape[0] > 1
         gm, db = _elementwise_kernels().relu_bias_backward_arrays(
-            np.ascontiguousarray(gv).reshape(-1, rows), np.ascontiguousarray(yv).reshape(-1, rows),
-            parallel)
+            np.ascontiguousarray(gv).reshape(-1, channels),
+            np.ascontiguousarray(yv).reshape(-1, channels), parallel)
         return Tensor(gm.reshape(gv.shape)), Tensor(db)
     gm = relu_grad(g, out)
     return gm, (unbroadcast(gm, shape=(gv.shape[-1],), batch_ndim=nb) if want_bias else None)
