@@ -19,12 +19,12 @@ from .registry import defop
 from .shape import getitem, reshape, unbroadcast
 
 __all__ = ["conv2d", "conv2d_input_grad", "conv2d_filter_grad", "conv2d_bias_activation",
-           "max_pool2d",
-           "max_pool2d_grad", "avg_pool2d", "avg_pool2d_grad", "conv_output_size"]
+           "max_pool2d", "max_pool2d_grad", "avg_pool2d", "avg_pool2d_grad", "conv_output_size"]
 
 # Direct kernels beat im2col + BLAS while a window holds few values: measured on
 # W3's shapes (benchmarks/kernels.py), 3x3x1 forward and filter gradient are
-# 1.4-1.6x faster direct, 3x3x32 4-9x faster with BLAS.
+# 1.4-1.6x faster direct, 3x3x32 4-9x faster with BLAS. The input gradient
+# always takes BLAS + col2im, which won on every shape tried.
 _DIRECT_MAX_WINDOW = 16
 
 
@@ -77,9 +77,6 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
         return np.zeros_like(dx)
     g, w = _contiguous(g.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
-    work = g.size * kh * kw * c_in
-    if kh * kw * c_in <= _DIRECT_MAX_WINDOW:
-        return k.pick(k.conv2d_backward_input, work, n)(g, w, dx, *geometry)
     cols = np.matmul(g.reshape(-1, c_out), w.reshape(-1, c_out).T)
     return k.pick(k.col2im, cols.size, n)(cols, dx, kh, kw, *geometry, ho, wo)
 
@@ -118,7 +115,7 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
     dtype = np.result_type(x, g)
     if g.size == 0 or c_in == 0:
         return np.zeros((kh, kw, c_in, c_out), dtype)
-    if kh * kw * c_in <= _DIRECT_MAX_WINDOW:
+    if _is_direct((kh, kw, c_in)):
         return _conv_filt_direct(x, g, filter_hw, strides, dilations, pads)[0]
     x, g = _contiguous(x.astype(dtype, copy=False)), _contiguous(g.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])

@@ -107,7 +107,9 @@ def test_direct_kernels_match_reference(seed, dtype, variant):
     assert out.dtype == dtype
     np.testing.assert_allclose(out, conv2d_reference(x, w, st, di, pads), **_tol(dtype))
     g = rng.standard_normal(out.shape).astype(dtype)
-    dx = _k.conv2d_backward_input[variant](g, w, np.full(xs, np.nan, dtype), *geometry)
+    # The input gradient: g times the filters' transpose, scattered back by col2im.
+    cols = g.reshape(-1, ws[3]) @ w.reshape(-1, ws[3]).T
+    dx = _k.col2im[variant](cols, np.full(xs, np.nan, dtype), ws[0], ws[1], *geometry, ho, wo)
     np.testing.assert_allclose(dx, conv2d_input_grad_reference(g, w, xs[1:3], st, di, pads),
                                **_tol(dtype))
     _check_filter_kernel(variant, x, g, ws, st, di, pads, _tol(dtype))
