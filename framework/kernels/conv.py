@@ -210,16 +210,28 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, re
 
 
 def _im2col(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, ho, wo):
-    """cols[(n, oh, ow), (i, j, c)] = x[n, oh*sh - pt + i*dh, ow*sw - pl + j*dw, c], 0 outside."""
+    """cols[(n, oh, ow), (i, j, c)] = x[n, oh*sh - pt + i*dh, ow*sw - pl + j*dw, c], 0 outside.
+
+    With a unit column dilation, a filter row's taps that all fall inside read
+    kw * c_in consecutive input values: one copy instead of kw."""
     n_batch, h, wd, c_in = x.shape
+    span = kw * c_in
     for n in prange(n_batch):
+        flat = x[n].reshape(h, wd * c_in)
         for oh in range(ho):
             for ow in range(wo):
                 r = (n * ho + oh) * wo + ow
+                iw0 = ow * sw - pl
+                inside = dw == 1 and iw0 >= 0 and iw0 + kw <= wd
                 for i in range(kh):
                     ih = oh * sh - pt + i * dh
+                    if inside and 0 <= ih < h:
+                        dst, src = cols[r, i * span:(i + 1) * span], flat[ih, iw0 * c_in:]
+                        for k in range(span):
+                            dst[k] = src[k]
+                        continue
                     for j in range(kw):
-                        iw = ow * sw - pl + j * dw
+                        iw = iw0 + j * dw
                         base = (i * kw + j) * c_in
                         if ih < 0 or ih >= h or iw < 0 or iw >= wd:
                             for c in range(c_in):
