@@ -125,6 +125,10 @@ def conv_rows(rng, repeats):
             labels = (["direct"] if direct else []) + ["numba im2col+BLAS"]
             times = median_ms([f for f in (ref, direct, blas) if f is not None], repeats)
             rows.append((f"{name} {what}", times[0], list(zip(labels, times[1:]))))
+        # im2col alone against NumPy's sliding-window copy (the GEMM after it is the same)
+        t_ref, t_kernel = median_ms([lambda: np_im2col(x, 3),
+                                     lambda: i2c(x, cols, 3, 3, *geo, ho, ho)], repeats)
+        rows.append((f"{name} im2col alone", t_ref, [("kernel", t_kernel)]))
     return rows
 
 
