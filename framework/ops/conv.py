@@ -58,7 +58,7 @@ def _conv_fwd(x, w, strides, dilations, pads, keep=None):
     x, w = _contiguous(x.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pt, pl)
     work = out.size * kh * kw * c_in
-    if kh * kw * c_in <= _DIRECT_MAX_WINDOW:
+    if _is_direct(w.shape):
         return k.pick(k.conv2d_forward, work, n)(x, w, out, *geometry)
     cols = np.empty((n * ho * wo, kh * kw * c_in), dtype)
     k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
@@ -156,16 +156,22 @@ def _forget_cols(key):
     _COLS.pop(key, None)
 
 
+def _conv_fwd_recorded(x, w, strides, dilations, pads):
+    """_conv_fwd for a tape that records: its im2col matrix, if it built one,
+    is kept beside the output for the filter gradient (see _COLS)."""
+    keep = []
+    out = _conv_fwd(x, w, strides, dilations, pads, keep=keep)
+    if keep:
+        _COLS[id(out)] = (x, keep[0])
+        weakref.finalize(out, _forget_cols, id(out))
+    return out
+
+
 @defop(broadcasting=True)
 def conv2d(x, w, strides, dilations, pads):
     """x (..., N, H, W, in) * w (..., kh, kw, in, out) -> (..., N, H', W', out)."""
     if _tape._recording and x.ndim == 4 and w.ndim == 4:
-        keep = []
-        out = _conv_fwd(x, w, strides, dilations, pads, keep=keep)
-        if keep:
-            _COLS[id(out)] = (x, keep[0])
-            weakref.finalize(out, _forget_cols, id(out))
-        return out
+        return _conv_fwd_recorded(x, w, strides, dilations, pads)
     return _over_leading(_conv_fwd, x, w, True, strides=strides, dilations=dilations, pads=pads)
 
 
@@ -225,17 +231,14 @@ def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
     pass, no temporaries), and the backward pass masks the gradient and sums
     the bias gradient in one pass too. What Conv2D layers call.
     """
-    keep = [] if _tape._recording else None
-    out = _conv_fwd(x, w, strides, dilations, pads, keep=keep)
+    fwd = _conv_fwd_recorded if _tape._recording else _conv_fwd
+    out = fwd(x, w, strides, dilations, pads)
     if out.size:
         rows = out.reshape(-1, out.shape[-1])
         k = _elementwise_kernels()
         parallel = out.size >= _PARALLEL_ELEMENTS and out.shape[0] > 1
         k.bias_activation[1 if parallel else 0](rows, b.astype(out.dtype, copy=False),
                                                 activation == "relu")
-    if keep:
-        _COLS[id(out)] = (x, keep[0])
-        weakref.finalize(out, _forget_cols, id(out))
     return out
 
 
