@@ -7,6 +7,10 @@ Numba kernels are compiled on first use; importing tapeflow compiles nothing.
 
 __version__ = "0.1.0"
 
+from ._malloc import tune_malloc as _tune_malloc  # noqa: E402
+
+_tune_malloc()  # large arrays stay in the process between steps: see _malloc.py
+
 from . import dtypes, errors, nest  # noqa: E402
 from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128,  # noqa: E402,A004
                      float16, float32, float64, int8, int16, int32, int64, string, uint8,
