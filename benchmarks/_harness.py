@@ -242,7 +242,8 @@ def machine_info():
     except AttributeError:
         usable = os.cpu_count()
     threads = {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                           "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+                                           "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+                                           "OPENBLAS_CORETYPE", "TAPEFLOW_MALLOC_TUNING")
                if k in os.environ}
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
