@@ -43,6 +43,17 @@ def _contiguous(a):
     return np.ascontiguousarray(a)
 
 
+def _matmul(a, b):
+    """a @ b for im2col's 2-D products: the tall float32 ones on tapeflow's own
+    GEMM kernel where it beats the BLAS (kernels/gemm.py says when), the rest on
+    NumPy's BLAS."""
+    if a.dtype == np.float32 and b.dtype == np.float32:
+        from ..kernels import gemm
+        if gemm.wins(a.shape[0], a.shape[1], b.shape[1], a.dtype):
+            return gemm.matmul(a, b)
+    return np.matmul(a, b)
+
+
 # -- 4-D implementations ---------------------------------------------------------
 def _conv_fwd(x, w, strides, dilations, pads, keep=None):
     k = _kernels()
@@ -64,7 +75,7 @@ def _conv_fwd(x, w, strides, dilations, pads, keep=None):
     k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
     if keep is not None:
         keep.append(cols)
-    return np.matmul(cols, w.reshape(-1, c_out)).reshape(out.shape)
+    return _matmul(cols, w.reshape(-1, c_out)).reshape(out.shape)
 
 
 def _conv_in(g, w, input_hw, strides, dilations, pads):
@@ -77,7 +88,7 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
         return np.zeros_like(dx)
     g, w = _contiguous(g.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
-    cols = np.matmul(g.reshape(-1, c_out), w.reshape(-1, c_out).T)
+    cols = _matmul(g.reshape(-1, c_out), w.reshape(-1, c_out).T)
     return k.pick(k.col2im, cols.size, n)(cols, dx, kh, kw, *geometry, ho, wo)
 
 
@@ -122,7 +133,7 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
     if cols is None or cols.dtype != dtype:
         cols = np.empty((n * ho * wo, kh * kw * c_in), dtype)
         k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
-    return np.matmul(cols.T, g.reshape(-1, c_out)).reshape(kh, kw, c_in, c_out)
+    return _matmul(cols.T, g.reshape(-1, c_out)).reshape(kh, kw, c_in, c_out)
 
 
 def _over_leading(fn, a, b, fold_a, **attrs):

@@ -1,0 +1,104 @@
+"""kernels/gemm.py: the register-tiled float32 product against NumPy, every
+tail and stride case, and the conv ops that route tall products to it."""
+
+import numpy as np
+import pytest
+
+from tapeflow.kernels import gemm
+
+ROWS, PANEL = gemm.ROWS, 2 * gemm.LANES
+
+
+def _reference(a, b):
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+def _check(a, b):
+    c = gemm.matmul(a, b)
+    assert c.shape == (a.shape[0], b.shape[1]) and c.dtype == np.float32
+    assert c.flags.c_contiguous
+    scale = np.abs(a).max(initial=0) * np.abs(b).max(initial=0) * max(a.shape[1], 1)
+    np.testing.assert_allclose(c, _reference(a, b), rtol=0, atol=4e-7 * max(scale, 1))
+
+
+@pytest.mark.parametrize("m, k, n", [
+    (ROWS * 3, 7, PANEL * 2),           # whole tiles only
+    (ROWS * 3 + 4, 7, PANEL),           # leftover rows
+    (ROWS * 2, 5, PANEL + 7),           # leftover columns
+    (ROWS * 5 + 1, 33, PANEL * 2 + 3),  # both
+    (ROWS - 1, 9, PANEL * 2),           # fewer rows than a tile
+    (ROWS * 4, 9, PANEL - 1),           # fewer columns than a panel
+    (ROWS * 2, 1, PANEL),               # k = 1
+    (ROWS * 2, 0, PANEL),               # k = 0: zeros
+    (7744, 288, 64),                    # W3's second convolution, forward
+])
+def test_matches_numpy(m, k, n):
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    _check(rng.standard_normal((m, k)).astype(np.float32),
+           rng.standard_normal((k, n)).astype(np.float32))
+
+
+def test_any_strides():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((50, 40)).astype(np.float32)
+    b = rng.standard_normal((64, 50)).astype(np.float32)
+    _check(a.T, b.T)                    # transposed views
+    _check(a[::2, 1::3], b[:13, ::2])   # sliced views, k = 13
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_serial_and_parallel_variants_agree(variant):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((ROWS * 10, 20)).astype(np.float32)
+    b = rng.standard_normal((20, PANEL * 2)).astype(np.float32)
+    c = np.full((a.shape[0], b.shape[1]), np.nan, np.float32)
+    gemm._tiles_pair[variant](a, b, c, 10, 2)
+    np.testing.assert_allclose(c, _reference(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_nan_propagates():
+    a = np.ones((ROWS, 3), np.float32)
+    b = np.ones((3, PANEL), np.float32)
+    a[2, 1] = np.nan
+    c = gemm.matmul(a, b)
+    assert np.isnan(c[2]).all() and not np.isnan(np.delete(c, 2, axis=0)).any()
+
+
+def test_rejects_other_dtypes_and_shapes_by_name():
+    with pytest.raises(ValueError, match=r"float32.*float64\(4, 3\)"):
+        gemm.matmul(np.ones((4, 3)), np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match=r"\(4, 3\) and float32\(2, 2\)"):
+        gemm.matmul(np.ones((4, 3), np.float32), np.ones((2, 2), np.float32))
+
+
+def test_wins_only_for_tall_float32_products_with_512_bit_vectors():
+    assert gemm.wins(7744, 288, 64, np.float32) == (gemm.LANES == 16)
+    assert not gemm.wins(7744, 288, 64, np.float64)
+    assert not gemm.wins(128, 784, 512, np.float32)  # W2's Dense shapes: BLAS is faster
+
+
+def test_conv_ops_route_tall_products_and_match_float64(monkeypatch):
+    import tapeflow as tf
+    calls = []
+    monkeypatch.setattr(gemm, "matmul", lambda a, b: calls.append(a.shape) or _kernel(a, b))
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((64, 13, 13, 32)).astype(np.float32)
+    w = (rng.standard_normal((3, 3, 32, 64)) * 0.1).astype(np.float32)
+    xv, wv = tf.Variable(x), tf.Variable(w)
+    with tf.GradientTape() as tape:
+        y = tf.nn.conv2d(xv, wv, 1, "VALID")
+        loss = tf.reduce_sum(y * y)
+    dx, dw = tape.gradient(loss, [xv, wv])
+    with tf.GradientTape() as tape:
+        x64, w64 = tf.Variable(x.astype(np.float64)), tf.Variable(w.astype(np.float64))
+        y64 = tf.nn.conv2d(x64, w64, 1, "VALID")
+        loss64 = tf.reduce_sum(y64 * y64)
+    dx64, dw64 = tape.gradient(loss64, [x64, w64])
+    for got, want in [(y, y64), (dx, dx64), (dw, dw64)]:
+        want = want.numpy()
+        np.testing.assert_allclose(got.numpy(), want, rtol=0, atol=2e-5 * np.abs(want).max())
+    # forward and input gradient are tall; the filter gradient (288 rows) stays on BLAS
+    assert calls == ([(7744, 288), (7744, 64)] if gemm.LANES == 16 else [])
+
+
+_kernel = gemm.matmul
