@@ -8,8 +8,10 @@ Numba kernels are compiled on first use; importing tapeflow compiles nothing.
 __version__ = "0.1.0"
 
 from ._malloc import tune_malloc as _tune_malloc  # noqa: E402
+from ._openblas import tune_openblas as _tune_openblas  # noqa: E402
 
 _tune_malloc()  # large arrays stay in the process between steps: see _malloc.py
+_tune_openblas()  # BLAS workers sleep soon after a call, freeing the core: see _openblas.py
 
 from . import dtypes, errors, nest  # noqa: E402
 from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128,  # noqa: E402,A004

@@ -1,0 +1,64 @@
+"""_openblas.py shortens how long NumPy's OpenBLAS worker threads spin after
+each call, so that they stop taking a core from tapeflow's own kernels.
+
+OpenBLAS's workers busy-wait (yielding) for 2**28 clock ticks, ~70 ms, after
+every threaded BLAS call before they sleep. A training step calls BLAS every
+millisecond or two, so on a 2-core machine one worker spins on the second
+core nearly all the time, and every two-thread Numba kernel between the BLAS
+calls runs at half speed: measured on W3's steady state, 10.9-11.6 ms per step,
+7.9-8.3 ms with the workers sleeping after 2**16-2**20 ticks. 2**20 (~0.3 ms)
+keeps them awake across back-to-back BLAS calls (W2, nearly all BLAS, kept its
+2.2-2.3 ms per step; 2**16 cost it 3%).
+
+OpenBLAS reads OPENBLAS_THREAD_TIMEOUT when it starts, before tapeflow is
+imported, so this sets the variable, has OpenBLAS read its environment again
+and stops its threads; the next threaded call starts them with the new
+timeout. Skipped when the user set OPENBLAS_THREAD_TIMEOUT or
+TAPEFLOW_BLAS_TUNING=0, and for OpenBLAS builds without those entry points
+(OpenMP builds) or other BLAS libraries.
+"""
+
+import ctypes
+import os
+import sys
+
+import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
+
+__all__ = ["tune_openblas", "THREAD_TIMEOUT"]
+
+THREAD_TIMEOUT = 20  # log2 of the clock ticks a worker spins before sleeping
+
+
+def loaded_openblas_paths():
+    """The OpenBLAS shared libraries mapped into this process (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        return []
+    return sorted(p for p in paths if p.startswith("/") and ".so" in p)
+
+
+def _entry_points(path):
+    """(read_env, thread_shutdown, thread_timeout) of the library, or None."""
+    try:
+        lib = ctypes.CDLL(path)
+        return lib.openblas_read_env, lib.blas_thread_shutdown_, lib.openblas_thread_timeout
+    except (OSError, AttributeError):
+        return None
+
+
+def tune_openblas(environ=os.environ):
+    """Apply THREAD_TIMEOUT to every loaded OpenBLAS; the number of libraries changed."""
+    if environ.get("TAPEFLOW_BLAS_TUNING", "1") == "0" or "OPENBLAS_THREAD_TIMEOUT" in environ:
+        return 0
+    libraries = [e for e in map(_entry_points, loaded_openblas_paths()) if e is not None]
+    if not libraries:
+        return 0
+    environ["OPENBLAS_THREAD_TIMEOUT"] = str(THREAD_TIMEOUT)
+    for read_env, thread_shutdown, _ in libraries:
+        read_env()
+        thread_shutdown()
+    return len(libraries)

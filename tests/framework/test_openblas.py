@@ -1,0 +1,51 @@
+"""_openblas: after `import tapeflow`, NumPy's OpenBLAS workers spin 2**20
+ticks instead of 2**28 before sleeping; the user's own setting wins."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tapeflow import _openblas
+
+# Prints the thread timeout every loaded OpenBLAS reports after `import
+# tapeflow` and one threaded BLAS call.
+_REPORT = """
+import numpy as np
+from tapeflow import _openblas
+a = np.ones((256, 256), np.float32)
+a @ a
+print([_openblas._entry_points(p)[2]() for p in _openblas.loaded_openblas_paths()
+       if _openblas._entry_points(p) is not None])
+"""
+
+needs_openblas = pytest.mark.skipif(
+    not any(_openblas._entry_points(p) for p in _openblas.loaded_openblas_paths()),
+    reason="NumPy here is not linked to a pthreads OpenBLAS")
+
+
+def _timeouts(**env):
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("OPENBLAS_THREAD_TIMEOUT", "TAPEFLOW_BLAS_TUNING")}
+    environ.update(env)
+    out = subprocess.run([sys.executable, "-c", _REPORT], env=environ,
+                         check=True, capture_output=True, text=True).stdout
+    return eval(out.strip().splitlines()[-1])  # a list of ints we printed
+
+
+@needs_openblas
+def test_import_shortens_the_spin_of_every_loaded_openblas():
+    assert set(_timeouts()) == {_openblas.THREAD_TIMEOUT}
+
+
+@needs_openblas
+def test_user_timeout_and_opt_out_are_left_alone():
+    assert set(_timeouts(OPENBLAS_THREAD_TIMEOUT="24")) == {24}
+    assert _openblas.THREAD_TIMEOUT not in _timeouts(TAPEFLOW_BLAS_TUNING="0")
+
+
+@pytest.mark.parametrize("environ", [{"TAPEFLOW_BLAS_TUNING": "0"},
+                                     {"OPENBLAS_THREAD_TIMEOUT": "10"}])
+def test_tune_openblas_skips_when_told(environ):
+    assert _openblas.tune_openblas(environ=environ) == 0
