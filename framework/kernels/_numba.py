@@ -9,6 +9,8 @@ import tempfile
 import threading
 import types
 
+from .._openblas import workers_spin_long
+
 
 def _writable(path):
     try:
@@ -37,9 +39,7 @@ def _choose_cache_dir():
 def _spinning_openmp_loaded():
     """Whether an OpenMP runtime is already loaded (PyTorch brings its own
     libgomp) without a passive wait policy. Its idle workers then spin, and
-    Numba's parallel regions may run on it: measured on W3 with torch imported
-    first, parallel kernels between BLAS calls halve the step rate (18 against
-    31 steps/s with one-thread kernels, 37 without torch). Linux only."""
+    Numba's parallel regions run on it. Linux only."""
     if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":
         return False
     try:
@@ -50,10 +50,21 @@ def _spinning_openmp_loaded():
     return any(name in loaded for name in ("libgomp", "libiomp", "/libomp"))
 
 
+def _kernels_must_share_one_thread():
+    """A spinning OpenMP runtime and BLAS workers that spin long between calls
+    together halve a step: measured on W3 with torch imported first and
+    TAPEFLOW_BLAS_TUNING=0, 33-40 steps/s with two-thread kernels against
+    98-103 with one. Either alone is harmless: with the BLAS spin shortened
+    (_openblas.py), two threads are faster beside torch (122-124 against
+    110-112 steps/s)."""
+    return _spinning_openmp_loaded() and workers_spin_long()
+
+
 _choose_cache_dir()
-# Kernels stay on one thread when another OpenMP runtime was there first:
-# its wait policy was fixed when it loaded, so the setting below comes too late.
-SPINNING_OPENMP = _spinning_openmp_loaded()
+# Kernels stay on one thread when another OpenMP runtime was there first
+# (its wait policy was fixed when it loaded, so the setting below comes too
+# late) and BLAS workers still spin between calls.
+ONE_THREAD_ONLY = _kernels_must_share_one_thread()
 # Idle OpenMP workers must sleep, not spin: a spinning worker left over from a
 # parallel kernel steals the core that the next BLAS call needs.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -108,7 +119,7 @@ def serial_and_parallel(fn, **options):
                               fn.__defaults__, fn.__closure__)
     twin.__qualname__ = fn.__qualname__ + "_parallel"
     kernel = njit(cache=True, parallel=True, **options)(twin)
-    threads = 1 if SPINNING_OPENMP else min(numba.config.NUMBA_NUM_THREADS,
+    threads = 1 if ONE_THREAD_ONLY else min(numba.config.NUMBA_NUM_THREADS,
                                              os.cpu_count() or 1, 2)
 
     def one_thread(*args):

@@ -1,6 +1,6 @@
 """The kernel runtime in a process: the kernels take one thread when an OpenMP
-runtime that spins was loaded before them (PyTorch's libgomp, say), up to two
-otherwise; and exit still finalizes garbage though it skips the final walks
+runtime that spins was loaded before them (PyTorch's libgomp, say) and BLAS
+workers also spin long between calls, up to two otherwise; and exit still finalizes garbage though it skips the final walks
 over Numba's objects. Checked in fresh subprocesses."""
 
 import ctypes.util
@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+
+from tapeflow import _openblas
 
 _PROBE = """
 import ctypes, sys
@@ -20,12 +22,13 @@ observed = []
 real = _numba._run_on
 _numba._run_on = lambda threads, kernel, args: observed.append(threads) or real(threads, kernel, args)
 elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
-print(_numba.SPINNING_OPENMP, observed[0])
+print(_numba.ONE_THREAD_ONLY, observed[0])
 """
 
 
 def _probe(library, **env):
-    run_env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    run_env = {k: v for k, v in os.environ.items()
+               if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT", "TAPEFLOW_BLAS_TUNING")}
     run_env.update(env)
     done = subprocess.run([sys.executable, "-c", _PROBE, library], capture_output=True,
                           text=True, env=run_env, timeout=300)
@@ -34,11 +37,17 @@ def _probe(library, **env):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
-def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime():
+def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime_and_spinning_blas():
     gomp = ctypes.util.find_library("gomp")
     if gomp is None:
         pytest.skip("no libgomp on this machine")
-    assert _probe(gomp) == ["True", "1"]
+    assert _probe(gomp, TAPEFLOW_BLAS_TUNING="0") == ["True", "1"]
+    assert _probe(gomp, OPENBLAS_THREAD_TIMEOUT="28") == ["True", "1"]
+    # import tapeflow shortened the BLAS spin: two threads beside the runtime.
+    blas_paths = _openblas.loaded_openblas_paths()
+    if blas_paths and all(_openblas._entry_points(p) for p in blas_paths):
+        spinning, threads = _probe(gomp)
+        assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
     # A runtime loaded with a passive wait policy sleeps when idle: two threads.
     spinning, threads = _probe(gomp, OMP_WAIT_POLICY="PASSIVE")
     assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
