@@ -65,9 +65,31 @@ _choose_cache_dir()
 # (its wait policy was fixed when it loaded, so the setting below comes too
 # late) and BLAS workers still spin between calls.
 ONE_THREAD_ONLY = _kernels_must_share_one_thread()
-# Idle OpenMP workers must sleep, not spin: a spinning worker left over from a
-# parallel kernel steals the core that the next BLAS call needs.
+# Idle OpenMP workers spin briefly, then sleep. Spinning long, a worker left
+# over from a parallel kernel steals the core that the next BLAS call needs;
+# sleeping at once, each parallel kernel pays ~0.1 ms to wake it on this VM,
+# more than a W2-sized GEMM gains from the second thread. 10,000 spins (about
+# OpenBLAS's own wait after _openblas.py) measured best on W2 and W3: with 0,
+# W2's fit ran 418-423 steps/s, with 10,000 725-774, with 10**6 W3 collapsed.
+_SPIN_COUNT = "10000"
+_user_set_wait = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+if not _user_set_wait:
+    os.environ["GOMP_SPINCOUNT"] = _SPIN_COUNT
+
+
+def _pool_wakes_fast():
+    """Whether an idle worker is still spinning when the next kernel starts:
+    tapeflow's setting, or the user's if it spins at all."""
+    spin_count = os.environ.get("GOMP_SPINCOUNT", "").strip().lower()
+    if spin_count:
+        return spin_count in ("infinite", "infinity") or spin_count.rstrip("kmgt") not in ("", "0")
+    return os.environ["OMP_WAIT_POLICY"].upper() != "PASSIVE"
+
+
+# Whether parallel kernels start without a wake-up's delay (kernels/gemm.py
+# beats BLAS on small products only then).
+POOL_WAKES_FAST = not ONE_THREAD_ONLY and _pool_wakes_fast()
 
 import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401 -- kernels import both from here

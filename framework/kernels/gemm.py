@@ -1,13 +1,16 @@
-"""gemm.py: a float32 matrix product for the tall, narrow products of a
-convolution (im2col rows times filters, (N*H*W, k) @ (k, c_out)), where it
-beats the BLAS NumPy links: OpenBLAS runs its AVX2 kernels on CPUs it does
-not know (Zen 5 here), while this kernel uses the 512-bit registers.
+"""gemm.py: a float32 matrix product that beats the BLAS NumPy links on this
+class of CPU: OpenBLAS runs its AVX2 kernels on CPUs it does not know (Zen 5
+here), while this kernel uses the 512-bit registers. Used by every 2-D
+float32 matmul (Dense layers, im2col convolutions) where `wins` says so.
 
-Measured on W3's second convolution (2 threads, Zen 5): forward
-(7744, 288) @ (288, 64) 0.72-0.77 ms against OpenBLAS's 1.42-1.51 ms; input
-gradient (7744, 64) @ (64, 288) 0.79-0.83 against 1.22-1.27 ms. On the MLP
-shapes of W2 (128 rows) and on the filter gradient's (288, 7744) @ (7744, 64)
-BLAS is as fast or faster, so `wins` sends only tall products here.
+Measured on Zen 5 with 2 threads and the pool spinning briefly
+(_numba.py), medians, OpenBLAS against this kernel: W2's Dense products
+(128, 784) @ (784, 512) 0.43 -> 0.25 ms, (784, 128) @ (128, 512) 0.41 ->
+0.22 ms, (128, 512) @ (512, 256) 0.14 -> 0.08 ms; W3's second convolution
+(7744, 288) @ (288, 64) 1.24 -> 0.58 ms, its filter gradient (288, 7744) @
+(7744, 64) 1.22 -> 0.70 ms; (2048, 2048) @ (2048, 2048) 68 -> 38 ms. BLAS
+stays faster below ~2**21 multiply-adds, below 32 rows, and on every
+product while a sleeping thread pool must be woken first (W2 at 0.9x NumPy).
 
 The work is split in tiles of ROWS rows by 2 * LANES columns. A tile's
 accumulators stay in 2 * ROWS vector registers for the whole k loop: each
@@ -16,7 +19,8 @@ fused multiply-adds. Numba's loops cannot say that (LLVM kept every
 accumulator's store inside the loop: 1.5x slower than BLAS), so the tile is
 an intrinsic that writes the loop in LLVM IR. b is first packed into
 contiguous (k, 2 * LANES) panels, so that a tile reads it sequentially.
-Rows and columns left over from whole tiles go to NumPy's matmul.
+Rows left over from whole tiles go through a zero-padded tile; columns left
+over from whole panels go to NumPy's matmul.
 """
 
 import numba
@@ -26,7 +30,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from ._numba import prange, serial_and_parallel
+from ._numba import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel
 
 __all__ = ["LANES", "ROWS", "matmul", "wins"]
 
@@ -39,7 +43,9 @@ def _target_features():
 
 # float32 lanes of one vector register: 16 with AVX-512, else 8 (AVX2).
 LANES = 16 if "+avx512f" in _target_features() else 8
-ROWS = 6  # 2 * ROWS accumulators + 2 b vectors + 1 broadcast fit 16 AVX2 registers
+# 2 * ROWS accumulators + 2 b vectors + 1 broadcast: 19 of AVX-512's 32
+# registers, 15 of AVX2's 16.
+ROWS = 8 if LANES == 16 else 6
 _PANEL = 2 * LANES
 
 
@@ -118,27 +124,41 @@ def _tile(typingctx, a, panel, c, row, k_len):
 
 
 def _tiles(a, b, c, row_tiles, panels):
-    """c[:row_tiles * ROWS, :panels * _PANEL] = the matching part of a @ b."""
-    k_len = a.shape[1]
+    """c[:, :panels * _PANEL] = the matching part of a @ b. Rows past the whole
+    tiles go through one zero-padded tile per panel, in the same parallel loop."""
+    m, k_len = a.shape
+    tail = m - row_tiles * ROWS
     packed = np.empty((panels, k_len, _PANEL), np.float32)
     for p in prange(panels):
         for k in range(k_len):
             for j in range(_PANEL):
                 packed[p, k, j] = b[k, p * _PANEL + j]
-    for t in prange(row_tiles * panels):
+    a_tail = np.zeros((ROWS, k_len), np.float32)
+    a_tail[:tail] = a[row_tiles * ROWS:]
+    c_tail = np.empty((ROWS, panels * _PANEL), np.float32)
+    for t in prange((row_tiles + (tail > 0)) * panels):
         r, p = t // panels, t % panels  # consecutive tiles share a's rows
-        _tile(a, packed[p], c[:, p * _PANEL:], r * ROWS, k_len)
+        if r < row_tiles:
+            _tile(a, packed[p], c[:, p * _PANEL:], r * ROWS, k_len)
+        else:
+            _tile(a_tail, packed[p], c_tail[:, p * _PANEL:], 0, k_len)
+    c[row_tiles * ROWS:, :panels * _PANEL] = c_tail[:tail]
     return c
 
 
 _tiles_pair = serial_and_parallel(_tiles, nogil=True)
 _PARALLEL_WORK = 1 << 20  # multiply-adds above which two threads pay
+_MIN_WORK = 1 << 21  # multiply-adds below which BLAS is as fast (entering a kernel costs)
 
 
 def wins(m, k, n, dtype):
-    """Whether `matmul` beats NumPy's BLAS for an (m, k) @ (k, n) product: float32,
-    512-bit vectors, and tall (the measured cases in the module docstring)."""
-    return dtype == np.float32 and LANES == 16 and m >= 1024 and n >= _PANEL and n <= 1024
+    """Whether `matmul` beats NumPy's BLAS for an (m, k) @ (k, n) product:
+    float32 with 512-bit vectors, at least a tile of rows, a panel of columns
+    and 2**21 multiply-adds; below ~1024 rows only while the thread pool wakes
+    fast (a sleeping worker's wake-up costs more than these products gain)."""
+    if dtype != np.float32 or LANES != 16 or m < 32 or n < _PANEL or m * k * n < _MIN_WORK:
+        return False
+    return POOL_WAKES_FAST or (m >= 1024 and not ONE_THREAD_ONLY)
 
 
 def matmul(a, b):
@@ -151,12 +171,10 @@ def matmul(a, b):
     n = b.shape[1]
     c = np.empty((m, n), np.float32)
     row_tiles, panels = m // ROWS, n // _PANEL
-    if row_tiles and panels:
-        work = row_tiles * ROWS * panels * _PANEL * k_len
+    if panels and m:
+        work = m * panels * _PANEL * k_len
         _tiles_pair[1 if work >= _PARALLEL_WORK else 0](a, b, c, row_tiles, panels)
-    rows_done, cols_done = row_tiles * ROWS, panels * _PANEL
-    if rows_done < m:
-        np.matmul(a[rows_done:], b, out=c[rows_done:])
-    if cols_done < n and rows_done:
-        np.matmul(a[:rows_done], b[:, cols_done:], out=c[:rows_done, cols_done:])
+    cols_done = panels * _PANEL
+    if cols_done < n:
+        np.matmul(a, b[:, cols_done:], out=c[:, cols_done:])
     return c

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import tape as _tape
 from ..tensor import Tensor
-from .math import relu_grad
+from .math import matmul_2d as _matmul, relu_grad
 from .registry import defop
 from .shape import getitem, reshape, unbroadcast
 
@@ -41,17 +41,6 @@ def _kernels():
 
 def _contiguous(a):
     return np.ascontiguousarray(a)
-
-
-def _matmul(a, b):
-    """a @ b for im2col's 2-D products: the tall float32 ones on tapeflow's own
-    GEMM kernel where it beats the BLAS (kernels/gemm.py says when), the rest on
-    NumPy's BLAS."""
-    if a.dtype == np.float32 and b.dtype == np.float32:
-        from ..kernels import gemm
-        if gemm.wins(a.shape[0], a.shape[1], b.shape[1], a.dtype):
-            return gemm.matmul(a, b)
-    return np.matmul(a, b)
 
 
 # -- 4-D implementations ---------------------------------------------------------

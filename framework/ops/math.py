@@ -485,8 +485,20 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
         return _matrix_times_stack(x, y)
     if y.ndim == 2 and x.ndim > 2:
         # A stack times one matrix is one GEMM on the stack's rows.
-        return np.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[-1:])
+        return matmul_2d(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[-1:])
+    if x.ndim == 2 and y.ndim == 2:
+        return matmul_2d(x, y)
     return np.matmul(x, y)
+
+
+def matmul_2d(a, b):
+    """a @ b for 2-D arrays: float32 products on tapeflow's own GEMM kernel where
+    it beats the BLAS (kernels/gemm.py says when), the rest on NumPy's BLAS."""
+    if a.dtype == np.float32 and b.dtype == np.float32:
+        from ..kernels import gemm
+        if gemm.wins(a.shape[0], a.shape[1], b.shape[1], a.dtype):
+            return gemm.matmul(a, b)
+    return np.matmul(a, b)
 
 
 def _matrix_times_stack(x, y):

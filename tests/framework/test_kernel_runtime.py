@@ -25,12 +25,20 @@ elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
 print(_numba.ONE_THREAD_ONLY, observed[0])
 """
 
+_POOL_PROBE = """
+import os
+from tapeflow.kernels import _numba
+print(os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"), _numba.POOL_WAKES_FAST)
+"""
+
 
 def _probe(library, **env):
     run_env = {k: v for k, v in os.environ.items()
-               if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT", "TAPEFLOW_BLAS_TUNING")}
+               if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_THREAD_TIMEOUT",
+                            "TAPEFLOW_BLAS_TUNING")}
     run_env.update(env)
-    done = subprocess.run([sys.executable, "-c", _PROBE, library], capture_output=True,
+    args = [_PROBE, library] if library else [_POOL_PROBE]
+    done = subprocess.run([sys.executable, "-c", *args], capture_output=True,
                           text=True, env=run_env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.split()
@@ -51,6 +59,14 @@ def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime_and_spinning_b
     # A runtime loaded with a passive wait policy sleeps when idle: two threads.
     spinning, threads = _probe(gomp, OMP_WAIT_POLICY="PASSIVE")
     assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
+
+
+def test_idle_workers_spin_briefly_unless_the_user_said_otherwise():
+    assert _probe(None) == ["PASSIVE", "10000", "True"]
+    assert _probe(None, GOMP_SPINCOUNT="0") == ["PASSIVE", "0", "False"]
+    assert _probe(None, GOMP_SPINCOUNT="2k") == ["PASSIVE", "2k", "True"]
+    assert _probe(None, OMP_WAIT_POLICY="passive") == ["passive", "None", "False"]
+    assert _probe(None, OMP_WAIT_POLICY="ACTIVE") == ["ACTIVE", "None", "True"]
 
 
 def test_kernels_take_two_threads_on_their_own():

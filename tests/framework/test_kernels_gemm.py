@@ -71,10 +71,36 @@ def test_rejects_other_dtypes_and_shapes_by_name():
         gemm.matmul(np.ones((4, 3), np.float32), np.ones((2, 2), np.float32))
 
 
-def test_wins_only_for_tall_float32_products_with_512_bit_vectors():
-    assert gemm.wins(7744, 288, 64, np.float32) == (gemm.LANES == 16)
+def test_wins_for_large_enough_float32_products_with_512_bit_vectors(monkeypatch):
+    monkeypatch.setattr(gemm, "POOL_WAKES_FAST", True)
+    avx512 = gemm.LANES == 16
+    assert gemm.wins(7744, 288, 64, np.float32) == avx512
+    assert gemm.wins(128, 784, 512, np.float32) == avx512  # W2's first Dense layer
     assert not gemm.wins(7744, 288, 64, np.float64)
-    assert not gemm.wins(128, 784, 512, np.float32)  # W2's Dense shapes: BLAS is faster
+    assert not gemm.wins(128, 256, 10, np.float32)  # fewer columns than a panel
+    assert not gemm.wins(16, 4096, 512, np.float32)  # fewer rows than a tile pays for
+    assert not gemm.wins(64, 32, 512, np.float32)  # 2**20 multiply-adds: BLAS
+    # A pool that sleeps costs a wake-up per call: only tall products still win.
+    monkeypatch.setattr(gemm, "POOL_WAKES_FAST", False)
+    assert not gemm.wins(128, 784, 512, np.float32)
+    assert gemm.wins(7744, 288, 64, np.float32) == (avx512 and not gemm.ONE_THREAD_ONLY)
+
+
+def test_matmul_op_routes_2d_float32_products(monkeypatch):
+    import tapeflow as tf
+    calls = []
+    monkeypatch.setattr(gemm, "wins", lambda m, k, n, dtype: True)
+    monkeypatch.setattr(gemm, "matmul", lambda a, b: calls.append(a.shape) or _kernel(a, b))
+    rng = np.random.default_rng(3)
+    x = tf.Variable(rng.standard_normal((40, 50)).astype(np.float32))
+    w = tf.Variable(rng.standard_normal((50, PANEL)).astype(np.float32))
+    with tf.GradientTape() as tape:
+        y = tf.matmul(x, w)
+    dx, dw = tape.gradient(y, [x, w])
+    np.testing.assert_allclose(y.numpy(), x.numpy() @ w.numpy(), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dx.numpy(), np.ones((40, PANEL)) @ w.numpy().T, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dw.numpy(), x.numpy().T @ np.ones((40, PANEL)), rtol=1e-5, atol=1e-4)
+    assert calls == [(40, 50), (40, PANEL), (50, 40)]  # forward, then both products of the VJP
 
 
 def test_conv_ops_route_tall_products_and_match_float64(monkeypatch):
@@ -97,8 +123,10 @@ def test_conv_ops_route_tall_products_and_match_float64(monkeypatch):
     for got, want in [(y, y64), (dx, dx64), (dw, dw64)]:
         want = want.numpy()
         np.testing.assert_allclose(got.numpy(), want, rtol=0, atol=2e-5 * np.abs(want).max())
-    # forward and input gradient are tall; the filter gradient (288 rows) stays on BLAS
-    assert calls == ([(7744, 288), (7744, 64)] if gemm.LANES == 16 else [])
+    # forward, input gradient and filter gradient, where the kernel wins here
+    expected = [shape for shape, n in [((7744, 288), 64), ((7744, 64), 288), ((288, 7744), 64)]
+                if gemm.wins(*shape, n, np.float32)]
+    assert calls == expected
 
 
 _kernel = gemm.matmul
