@@ -52,8 +52,13 @@ def test_serial_and_parallel_variants_agree(variant):
     a = rng.standard_normal((ROWS * 10, 20)).astype(np.float32)
     b = rng.standard_normal((20, PANEL * 2)).astype(np.float32)
     c = np.full((a.shape[0], b.shape[1]), np.nan, np.float32)
-    gemm._tiles_pair[variant](a, b, c, 10, 2)
+    a_tail = np.zeros((ROWS, 20), np.float32)
+    a_tail[:3] = a[:3]
+    c_tail = np.full((ROWS, b.shape[1]), np.nan, np.float32)
+    packed = np.empty((2, 20, PANEL), np.float32)
+    gemm._tiles_pair[variant](a, b, packed, c, a_tail, c_tail, 10)
     np.testing.assert_allclose(c, _reference(a, b), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(c_tail, _reference(a_tail, b), rtol=1e-5, atol=1e-5)
 
 
 def test_nan_propagates():
@@ -130,3 +135,12 @@ def test_conv_ops_route_tall_products_and_match_float64(monkeypatch):
 
 
 _kernel = gemm.matmul
+
+
+def test_one_compile_serves_every_layout():
+    # Each layout combination would otherwise be a compile of its own (~0.6 s cold).
+    a = np.ones((ROWS * 2, 40), np.float32)
+    b = np.ones((40, PANEL), np.float32)
+    for x, y in [(a, b), (a.T.copy().T, b), (a, b.T.copy().T), (a[:, ::2], b[::2])]:
+        np.testing.assert_allclose(gemm.matmul(x, y), _reference(x, y), rtol=1e-5)
+    assert len(gemm._tiles_pair[0].kernel.dispatcher.signatures) == 1
