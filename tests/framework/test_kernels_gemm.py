@@ -6,7 +6,7 @@ import pytest
 
 from tapeflow.kernels import gemm
 
-ROWS, PANEL = gemm.ROWS, 2 * gemm.LANES
+ROWS, PANEL, K_BLOCK = gemm.ROWS, 2 * gemm.LANES, gemm._K_BLOCK
 
 
 def _reference(a, b):
@@ -30,7 +30,10 @@ def _check(a, b):
     (ROWS * 4, 9, PANEL - 1),           # fewer columns than a panel
     (ROWS * 2, 1, PANEL),               # k = 1
     (ROWS * 2, 0, PANEL),               # k = 0: zeros
+    (ROWS * 9 + 3, 2 * K_BLOCK + 5, PANEL * 3),  # blocks of k added up; row groups
+    (ROWS * 17, K_BLOCK, PANEL),        # exactly one k block; three groups
     (7744, 288, 64),                    # W3's second convolution, forward
+    (128, 784, 512),                    # W2's first Dense layer
 ])
 def test_matches_numpy(m, k, n):
     rng = np.random.default_rng(m * 1000 + k * 10 + n)
@@ -56,7 +59,7 @@ def test_serial_and_parallel_variants_agree(variant):
     a_tail[:3] = a[:3]
     c_tail = np.full((ROWS, b.shape[1]), np.nan, np.float32)
     packed = np.empty((2, 20, PANEL), np.float32)
-    gemm._tiles_pair[variant](a, b, packed, c, a_tail, c_tail, 10)
+    gemm._tiles_pair[variant](a, b, packed, c, a_tail, c_tail, 10, 11)
     np.testing.assert_allclose(c, _reference(a, b), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(c_tail, _reference(a_tail, b), rtol=1e-5, atol=1e-5)
 
@@ -67,6 +70,11 @@ def test_nan_propagates():
     a[2, 1] = np.nan
     c = gemm.matmul(a, b)
     assert np.isnan(c[2]).all() and not np.isnan(np.delete(c, 2, axis=0)).any()
+    # in a later block of k, where the tile adds to what c holds
+    a = np.ones((ROWS, K_BLOCK + 3), np.float32)
+    a[5, K_BLOCK + 1] = np.nan
+    c = gemm.matmul(a, np.ones((K_BLOCK + 3, PANEL), np.float32))
+    assert np.isnan(c[5]).all() and (np.delete(c, 5, axis=0) == K_BLOCK + 3).all()
 
 
 def test_rejects_other_dtypes_and_shapes_by_name():
