@@ -22,18 +22,30 @@ def _writable(path):
         return False
 
 
-def _choose_cache_dir():
-    if os.environ.get("NUMBA_CACHE_DIR"):
+def _installed_copy(path):
+    """Whether `path` lies in an installed (not editable) copy of the package."""
+    parts = os.path.normpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def _choose_cache_dir(package_dir=os.path.dirname(os.path.abspath(__file__)),
+                      environ=os.environ):
+    """Where Numba caches compiled kernels: the user's NUMBA_CACHE_DIR; else
+    Numba's default beside the source when that is a writable source tree;
+    else a user cache directory. An installed copy never gets cache files
+    beside it: `pip uninstall` leaves files it did not install, and the
+    leftover `tapeflow/` directory would then shadow a later editable install
+    as an empty namespace package (`pip install .` then `pip install -e .`)."""
+    if environ.get("NUMBA_CACHE_DIR"):
         return
-    package_cache = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
-    if _writable(package_cache):
+    if not _installed_copy(package_dir) and _writable(os.path.join(package_dir, "__pycache__")):
         return  # numba's default: beside the source, which is writable here
-    user_cache = os.path.join(os.environ.get("XDG_CACHE_HOME")
+    user_cache = os.path.join(environ.get("XDG_CACHE_HOME")
                               or os.path.join(os.path.expanduser("~"), ".cache"),
                               "tapeflow", "numba")
     if not _writable(user_cache):
         user_cache = os.path.join(tempfile.gettempdir(), "tapeflow-numba-cache")
-    os.environ["NUMBA_CACHE_DIR"] = user_cache
+    environ["NUMBA_CACHE_DIR"] = user_cache
 
 
 def _spinning_openmp_loaded():

@@ -26,14 +26,16 @@ Rows left over from whole tiles go through a zero-padded tile; columns left
 over from whole panels go to NumPy's matmul.
 """
 
-import numba
-import numpy as np
-from llvmlite import binding as _llvm
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+# _numba first: it sets the cache directory and thread settings that numba
+# and OpenMP read when they load.
+from ._numba import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel  # noqa: I001
 
-from ._numba import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from llvmlite import binding as _llvm  # noqa: E402
+from llvmlite import ir  # noqa: E402
+from numba.core import cgutils, types  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 __all__ = ["LANES", "ROWS", "matmul", "wins"]
 

@@ -1,7 +1,9 @@
 """The kernel runtime in a process: the kernels take one thread when an OpenMP
 runtime that spins was loaded before them (PyTorch's libgomp, say) and BLAS
-workers also spin long between calls, up to two otherwise; and exit still finalizes garbage though it skips the final walks
-over Numba's objects. Checked in fresh subprocesses."""
+workers also spin long between calls, up to two otherwise; idle workers spin
+briefly; exit still finalizes garbage though it skips the final walks over
+Numba's objects (checked in fresh subprocesses); and where compiled kernels
+are cached."""
 
 import ctypes.util
 import os
@@ -11,6 +13,7 @@ import sys
 import pytest
 
 from tapeflow import _openblas
+from tapeflow.kernels import _numba
 
 _PROBE = """
 import ctypes, sys
@@ -101,3 +104,58 @@ def test_garbage_is_still_finalized_at_exit():
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["done", "finalized"]
+
+
+def test_kernel_cache_goes_beside_a_source_tree_else_to_a_user_directory(tmp_path):
+    source = tmp_path / "repo" / "framework" / "kernels"
+    source.mkdir(parents=True)
+    environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    _numba._choose_cache_dir(str(source), environ)
+    assert "NUMBA_CACHE_DIR" not in environ  # Numba's default: beside the source
+    # An installed copy: pip uninstall would leave the cache files behind.
+    installed = tmp_path / "lib" / "site-packages" / "tapeflow" / "kernels"
+    installed.mkdir(parents=True)
+    _numba._choose_cache_dir(str(installed), environ)
+    assert environ["NUMBA_CACHE_DIR"] == str(tmp_path / "xdg" / "tapeflow" / "numba")
+    assert not (installed / "__pycache__").exists()
+    # The user's own setting wins.
+    environ = {"NUMBA_CACHE_DIR": "/somewhere", "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    _numba._choose_cache_dir(str(installed), environ)
+    assert environ["NUMBA_CACHE_DIR"] == "/somewhere"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_kernel_cache_leaves_a_read_only_source_tree_alone(tmp_path):
+    source = tmp_path / "repo" / "kernels"
+    source.mkdir(parents=True)
+    source.chmod(0o555)
+    environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    try:
+        _numba._choose_cache_dir(str(source), environ)
+    finally:
+        source.chmod(0o755)
+    assert environ["NUMBA_CACHE_DIR"] == str(tmp_path / "xdg" / "tapeflow" / "numba")
+
+
+# Records whether numba is imported before tapeflow's _numba module has run
+# (numba reads NUMBA_CACHE_DIR once, when it loads).
+_IMPORT_ORDER_PROBE = """
+import importlib, sys
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba" and "tapeflow.kernels._numba" not in sys.modules:
+            print("numba first", flush=True)
+        return None
+sys.meta_path.insert(0, Watch())
+importlib.import_module(sys.argv[1])
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("module", ["conv", "elementwise", "gather", "gemm", "optimizers",
+                                    "pool", "softmax"])
+def test_every_kernel_module_lets_numba_load_after_the_settings(module):
+    done = subprocess.run([sys.executable, "-c", _IMPORT_ORDER_PROBE, f"tapeflow.kernels.{module}"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["done"]
