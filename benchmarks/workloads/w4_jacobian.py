@@ -3,10 +3,12 @@
 tapeflow, the closed-form NumPy jacobians and the peers. The tapeflow
 results are checked against the closed forms before timing."""
 
+import time
+
 import numpy as np
 
 import reference_numpy as ref
-from _harness import measure, missing
+from _harness import Figure, measure, missing
 
 ID = "W4"
 
@@ -85,10 +87,26 @@ def _jax(jax, w, b, x, wb, xb):
     return (lambda: f(W, B, X).block_until_ready()), (lambda: g(WB, XB).block_until_ready())
 
 
+# Untimed calls before each timed sample, for every implementation, for at
+# least LEAD_IN_SECONDS: after the harness's cool-down sleep this VM's idle
+# cores run slowly for several milliseconds (tapeflow's jacobian: the first
+# 5-8 calls after a 0.25 s sleep took 0.8-1.6 ms each, then 0.16-0.18 ms), and
+# a sample of 20 calls of ~0.2 ms would mostly time that. The reason for W2's
+# LEAD_IN_STEPS; a time here, since these calls are short.
+LEAD_IN_SECONDS = 0.02
+
+
 def _repeat(fn, inner):
+    """A callable that calls `fn` untimed for LEAD_IN_SECONDS, then `inner`
+    times, and returns the seconds of the `inner` calls as a Figure."""
     def run():
+        lead_in_end = time.perf_counter() + LEAD_IN_SECONDS
+        while time.perf_counter() < lead_in_end:
+            fn()
+        t0 = time.perf_counter()
         for _ in range(inner):
             fn()
+        return Figure(time.perf_counter() - t0)
     return run
 
 

@@ -508,7 +508,7 @@ def _matrix_times_stack(x, y):
     k, n = y.shape[-2:]
     lead = y.shape[:-2]
     columns = np.moveaxis(y.reshape((-1, k, n)), 1, 0).reshape(k, -1)  # (k, B*n)
-    out = np.matmul(x, columns).reshape((x.shape[0], -1, n))           # (m, B, n)
+    out = matmul_2d(x, columns).reshape((x.shape[0], -1, n))            # (m, B, n)
     return np.moveaxis(out, 0, 1).reshape(lead + (x.shape[0], n))
 
 
