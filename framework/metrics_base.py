@@ -67,6 +67,8 @@ def _samplewise(values, sample_weight, reduce_fn, dtype):
 
 def _divide_no_nan(x, y):
     x, y = np.asarray(x), np.asarray(y)
+    if y.ndim == 0:  # the common case (Mean, every step of fit): no array temporaries
+        return np.asarray(x / y if y != 0 else np.zeros_like(x), x.dtype)
     return np.where(y == 0, np.zeros_like(x), x / np.where(y == 0, 1, y)).astype(x.dtype)
 
 

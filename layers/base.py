@@ -386,11 +386,15 @@ class Layer:
         trainable weights of this layer and its sublayers.
         """
         result = []
-        for layer in self._flatten_layers():
+        layers = self._flatten_layers()
+        for layer in layers:
             result.extend(item() if callable(item) and not isinstance(item, Tensor) else item
                           for item in layer._losses)
+        regularized = [layer for layer in layers if layer._weight_regularizers]
+        if not regularized:  # fit reads this every step: no variable walk then
+            return result
         trainable = {id(v) for v in self.trainable_variables}
-        for layer in self._flatten_layers():
+        for layer in regularized:
             for variable, regularizer in layer._weight_regularizers:
                 if id(variable) in trainable:
                     result.append(regularizer(variable))
