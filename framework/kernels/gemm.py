@@ -177,8 +177,8 @@ _MIN_WORK = 1 << 21  # multiply-adds below which BLAS is as fast (entering a ker
 
 def wins(m, k, n, dtype):
     """Whether `matmul` beats NumPy's BLAS for an (m, k) @ (k, n) product:
-    float32 with 512-bit vectors, at least a tile of rows, a panel of columns
-    and 2**21 multiply-adds; below ~1024 rows only while the thread pool wakes
+    float32 with 512-bit vectors, at least 32 rows, a panel of columns and
+    2**21 multiply-adds; below ~1024 rows only while the thread pool wakes
     fast (a sleeping worker's wake-up costs more than these products gain)."""
     if dtype != np.float32 or LANES != 16 or m < 32 or n < _PANEL or m * k * n < _MIN_WORK:
         return False
