@@ -200,11 +200,15 @@ def matmul(a, b):
         parallel = 1 if m * cols_done * k_len >= _PARALLEL_WORK else 0
         packed = np.empty((panels, k_len, _PANEL), np.float32)
         tail = m - row_tiles * ROWS
-        a_tail = np.zeros((ROWS, k_len), np.float32)
-        a_tail[:tail] = a[row_tiles * ROWS:]
-        c_tail = np.empty((ROWS, cols_done), np.float32)
+        # The padded tile's arrays only when there are leftover rows: zeroing
+        # (ROWS, k) for nothing cost every whole-tile product (k = 7744: 248 KB).
+        a_tail = np.zeros((ROWS, k_len if tail else 0), np.float32)
+        if tail:
+            a_tail[:tail] = a[row_tiles * ROWS:]
+        c_tail = np.empty((ROWS, cols_done if tail else 0), np.float32)
         _tiles_pair[parallel](a, b, packed, c, a_tail, c_tail, row_tiles, row_tiles + (tail > 0))
-        c[row_tiles * ROWS:, :cols_done] = c_tail[:tail]
+        if tail:
+            c[row_tiles * ROWS:, :cols_done] = c_tail[:tail]
     if cols_done < n:
         np.matmul(a, b[:, cols_done:], out=c[:, cols_done:])
     return c

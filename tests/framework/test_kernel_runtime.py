@@ -35,16 +35,27 @@ print(os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"), _numb
 """
 
 
-def _probe(library, **env):
+def _run(code, *args, **env):
+    """The words a fresh interpreter prints running `code`, without the
+    caller's thread settings unless given in `env`."""
     run_env = {k: v for k, v in os.environ.items()
                if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_THREAD_TIMEOUT",
                             "TAPEFLOW_BLAS_TUNING")}
     run_env.update(env)
-    args = [_PROBE, library] if library else [_POOL_PROBE]
-    done = subprocess.run([sys.executable, "-c", *args], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True, env=run_env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.split()
+
+
+def _probe(library, **env):
+    """(whether kernels keep one thread, the threads a kernel ran on) with
+    `library` loaded first ('-': none)."""
+    return _run(_PROBE, library, **env)
+
+
+def _pool_probe(**env):
+    return _run(_POOL_PROBE, **env)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
@@ -65,11 +76,11 @@ def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime_and_spinning_b
 
 
 def test_idle_workers_spin_briefly_unless_the_user_said_otherwise():
-    assert _probe(None) == ["PASSIVE", "10000", "True"]
-    assert _probe(None, GOMP_SPINCOUNT="0") == ["PASSIVE", "0", "False"]
-    assert _probe(None, GOMP_SPINCOUNT="2k") == ["PASSIVE", "2k", "True"]
-    assert _probe(None, OMP_WAIT_POLICY="passive") == ["passive", "None", "False"]
-    assert _probe(None, OMP_WAIT_POLICY="ACTIVE") == ["ACTIVE", "None", "True"]
+    assert _pool_probe() == ["PASSIVE", "10000", "True"]
+    assert _pool_probe(GOMP_SPINCOUNT="0") == ["PASSIVE", "0", "False"]
+    assert _pool_probe(GOMP_SPINCOUNT="2k") == ["PASSIVE", "2k", "True"]
+    assert _pool_probe(OMP_WAIT_POLICY="passive") == ["passive", "None", "False"]
+    assert _pool_probe(OMP_WAIT_POLICY="ACTIVE") == ["ACTIVE", "None", "True"]
 
 
 def test_kernels_take_two_threads_on_their_own():
