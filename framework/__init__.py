@@ -7,31 +7,31 @@ Numba kernels are compiled on first use; importing tapeflow compiles nothing.
 
 __version__ = "0.1.0"
 
-from ._malloc import tune_malloc as _tune_malloc  # noqa: E402
-from ._openblas import tune_openblas as _tune_openblas  # noqa: E402
+from .runtime.malloc import tune_malloc as _tune_malloc  # noqa: E402
+from .runtime.openblas import tune_openblas as _tune_openblas  # noqa: E402
 
 _tune_malloc()  # large arrays stay in the process between steps: see _malloc.py
 _tune_openblas()  # BLAS workers sleep soon after a call, freeing the core: see _openblas.py
 
-from . import dtypes, errors, nest  # noqa: E402
-from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128,  # noqa: E402,A004
-                     float16, float32, float64, int8, int16, int32, int64, string, uint8,
-                     uint16, uint32, uint64)
-from .tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: E402
-from .tape import GradientTape, UnconnectedGradients  # noqa: E402
-from .ops import operators as _operators  # noqa: E402
+from .core import dtypes, errors, nest  # noqa: E402
+from .core.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16,
+                          float32, float64, int8, int16, int32, int64, string, uint8, uint16,
+                          uint32, uint64)
+from .core.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: E402
+from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402
+from .api import operators as _operators  # noqa: E402
 
 _operators.install()
 
 from . import linalg, math, nn, random  # noqa: E402
 from . import testing  # noqa: E402
 from . import testing as test  # noqa: E402 -- tf.test.compute_gradient
-from .array_ops import *  # noqa: E402,F401,F403 -- each module's __all__ is its public API
-from .indexing_ops import *  # noqa: E402,F401,F403
-from .function import function  # noqa: E402
+from .api.array_ops import *  # noqa: E402,F401,F403 -- each module's __all__ is its public API
+from .api.indexing_ops import *  # noqa: E402,F401,F403
+from .compiler.function import function  # noqa: E402
 from .linalg import einsum, matmul, norm, tensordot  # noqa: E402
 from .math import *  # noqa: E402,F401,F403
-from .printing import print_ as print  # noqa: E402,A001
+from .api.printing import print_ as print  # noqa: E402,A001
 from . import data  # noqa: E402
 from . import keras  # noqa: E402
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from . import math as _math
 from . import nn as _nn
-from .array_ops import stop_gradient as _stop_gradient
-from .tensor import Tensor, as_tensor
+from .api.array_ops import stop_gradient as _stop_gradient
+from .core.tensor import Tensor, as_tensor
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "hard_sigmoid",
            "tanh", "softmax", "log_softmax", "softplus", "softsign", "swish", "silu",

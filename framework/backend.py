@@ -1,11 +1,12 @@
 """backend.py is the small `tf.keras.backend` namespace tapeflow supports."""
 
+from .layers.base import reset_name_counters
+
 __all__ = ["clear_session", "floatx", "epsilon"]
 
 
 def clear_session():
     """Reset layer-name counters, as Keras does ('dense', 'dense_1' start over)."""
-    from .layers.base import reset_name_counters
     reset_name_counters()
 
 

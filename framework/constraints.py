@@ -2,9 +2,9 @@
 a weight after each update (`variable.assign(constraint(variable))`). Each is
 a callable `constraint(w) -> Tensor` with a config; `get` looks them up by name."""
 
-from ._lookup import Lookup
+from .core.lookup import Lookup
 from . import math as _math
-from .array_ops import cast as _cast
+from .api.array_ops import cast as _cast
 
 __all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "get", "serialize",
            "deserialize"]

@@ -5,8 +5,9 @@ else runs element by element. It knows nothing about models."""
 
 import numpy as np
 
-from . import nest
-from .tensor import Tensor, convert_to_tensor
+from .core import nest
+from .core.tensor import Tensor, convert_to_tensor
+from .random import generator
 
 __all__ = ["Dataset", "AUTOTUNE"]
 
@@ -90,7 +91,6 @@ class Dataset:
 
         A buffer as large as the dataset gives a uniform permutation.
         """
-        from .random import generator
 
         buffer_size = int(buffer_size)
         if buffer_size <= 0:

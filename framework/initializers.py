@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from . import dtypes
+from .core import dtypes
 from .random import generator
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform",

@@ -9,13 +9,13 @@ import string
 
 import numpy as np
 
-from . import dtypes
-from .errors import InvalidArgumentError, UnimplementedError
+from .core import dtypes
+from .core.errors import InvalidArgumentError, UnimplementedError
 from .ops import linalg as _l
 from .ops import math as _m
 from .ops import reduce as _r
 from .ops import shape as _s
-from .tensor import Tensor, as_tensor, binary_operands
+from .core.tensor import Tensor, as_tensor, binary_operands
 
 __all__ = ["matmul", "matvec", "tensordot", "einsum", "inv", "det", "slogdet", "logdet",
            "solve", "trace", "diag_part", "diag", "matrix_transpose", "adjoint", "norm", "eye"]

@@ -8,13 +8,13 @@ import builtins
 
 import numpy as np
 
-from . import dtypes
-from ._args import apply_binary, normalize_axis
-from .errors import InvalidArgumentError
+from .core import dtypes
+from .core.args import apply_binary, normalize_axis
+from .core.errors import InvalidArgumentError
 from .ops import math as _m
 from .ops import reduce as _r
 from .ops import shape as _s
-from .tensor import Tensor, as_tensor, binary_operands
+from .core.tensor import Tensor, as_tensor, binary_operands
 
 _FLOAT64 = np.dtype(np.float64)
 

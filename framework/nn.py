@@ -8,16 +8,17 @@ import numbers
 import numpy as np
 
 from . import math as _pm
-from ._args import normalize_axis
-from .errors import InvalidArgumentError
-from .math import (elu, gelu, leaky_relu, log_sigmoid, relu, relu6, selu, sigmoid,  # noqa: F401
-                   silu, softplus, softsign, swish, tanh)
+from .core.args import normalize_axis
+from .core.errors import InvalidArgumentError
+from .math import (elu, gelu, leaky_relu, log_sigmoid, relu, relu6, selu, sigmoid, silu,
+                   softplus, softsign, swish, tanh)
 from .ops import conv as _c
 from .ops import math as _m
 from .ops import nn as _n
 from .ops import reduce as _r
 from .ops import shape as _s
-from .tensor import Tensor, as_tensor, binary_operands
+from .core.tensor import Tensor, as_tensor, binary_operands
+from .random import _op_generator  # op seeds follow tf.random's rules
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
            "softsign", "log_sigmoid", "sigmoid", "tanh", "softmax", "log_softmax",
@@ -190,7 +191,6 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         d if s is None else int(s) for s, d in zip(
             np.asarray(getattr(noise_shape, "_value", noise_shape), object).tolist(),
             x._value.shape))
-    from .random import _op_generator  # op seeds follow tf.random's rules
     keep = _op_generator(seed).random(shape) >= r
     mask = Tensor((keep * (1.0 / (1.0 - r))).astype(x._value.dtype))
     try:

@@ -23,10 +23,10 @@ How streams are derived (TF 2's seeding rules, with NumPy generators):
 
 import numpy as np
 
-from . import dtypes
-from .errors import InvalidArgumentError
+from .core import dtypes
+from .core.errors import InvalidArgumentError
 from .ops import math as _m
-from .tensor import Tensor, as_tensor
+from .core.tensor import Tensor, as_tensor
 
 __all__ = ["set_seed", "generator", "normal", "uniform", "truncated_normal", "shuffle",
            "categorical", "Generator", "get_global_generator"]

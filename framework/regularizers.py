@@ -2,7 +2,7 @@
 layer's output) that layers add to `layer.losses`. Each is a callable
 `regularizer(x) -> scalar Tensor` with a config; `get` looks them up by name."""
 
-from ._lookup import Lookup
+from .core.lookup import Lookup
 from . import math as _math
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize",

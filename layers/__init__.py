@@ -1,9 +1,10 @@
 """tapeflow.layers (also `tf.keras.layers`): `Layer`, the base with building,
 tracking and the call protocol (base.py), and every layer, one family per
-module. Models, `Input` and `InputLayer` live in tapeflow.models."""
+module; `Input` (input_layer.py) and the symbolic tensors of the functional
+API (keras_tensor.py). Models live in tapeflow.models."""
 
-from .base import InputSpec, Layer, get_keras_mask, no_tracking, reset_name_counters, \
-    set_keras_mask
+from .base import (InputSpec, Layer, get_keras_mask, no_tracking, reset_name_counters,
+                   set_keras_mask)
 from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .core import Activation, Dense, Identity, Lambda
 from .embedding import Embedding
@@ -23,6 +24,10 @@ from .pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,
 from .recurrent import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
 from .resizing import Cropping1D, Cropping2D, UpSampling2D, ZeroPadding1D, ZeroPadding2D
 from .wrappers import Bidirectional, TimeDistributed, Wrapper
+from .input_layer import Input
+from .serialization import deserialize, serialize
+
+InputLayer = Input  # Keras's layer class behind Input; tapeflow's Input makes the tensor directly
 
 __all__ = [
     "Layer", "InputSpec", "reset_name_counters", "get_keras_mask", "set_keras_mask",
@@ -45,13 +50,5 @@ __all__ = [
     "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D", "Cropping1D", "Cropping2D",
     "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU",
     "Bidirectional", "TimeDistributed", "Wrapper", "MultiHeadAttention",
-    "Input", "InputLayer",
+    "Input", "InputLayer", "serialize", "deserialize",
 ]
-
-
-def __getattr__(name):
-    # Input belongs to the models package, which imports this one: resolve it late.
-    if name in ("Input", "InputLayer"):
-        from ..functional import Input
-        return Input
-    raise AttributeError(f"module 'tapeflow.layers' has no attribute {name!r}")

@@ -5,10 +5,10 @@ in tapeflow.activations; these layers add configuration and weights."""
 import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
-from ..array_ops import cast
+from ..api.array_ops import cast
 from ..math import add, multiply, negative, subtract
 from ..nn import relu as _relu
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .base import InputSpec, Layer
 
 __all__ = ["ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax"]
@@ -182,7 +182,7 @@ class Softmax(_Elementwise):
 
     @staticmethod
     def _softmax_axes(x, axes):
-        from ..array_ops import stop_gradient
+        from ..api.array_ops import stop_gradient
         from ..math import divide, exp, reduce_max, reduce_sum
         shifted = subtract(x, stop_gradient(reduce_max(x, axis=axes, keepdims=True)))
         e = exp(shifted)

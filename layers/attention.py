@@ -9,10 +9,10 @@ import numpy as np
 
 from .. import constraints, initializers, regularizers
 from .. import nn as _nn
-from ..array_ops import reshape, transpose
+from ..api.array_ops import reshape, transpose
 from ..linalg import matmul
 from ..math import add, multiply
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .base import Layer, get_keras_mask
 from .layer_utils import serialize_option, weight_options_config
 

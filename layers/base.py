@@ -8,18 +8,19 @@ import inspect
 
 import numpy as np
 
-from .. import dtypes, nest
-from .. import functional as _functional
+from ..core import dtypes, nest
+from . import keras_tensor as _symbolic
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .. import constraints as _constraints
-from ..array_ops import cast as _cast
+from ..api.array_ops import cast as _cast
 from ..math import divide as _divide
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..core.tensor import Tensor, Variable, convert_to_tensor
 from .input_spec import InputSpec, _assert_input_compatibility
 from .layer_utils import (_as_shape_tree, _call_signature, _check_weight_shape, _is_dtype,
                           _is_shape_list, _shape_of, _standardize_dtype, _to_snake_case,
                           _uniquify, reset_name_counters)
+from .serialization import register as _register_class
 from .tracking import (_context, _masks, _TrackedDict, _TrackedList, get_keras_mask,
                        no_tracking, set_keras_mask)
 
@@ -74,6 +75,10 @@ class Layer:
         setattr_(self, "_layer_initialized", False)
         setattr_(self, "_auto_config", _auto_config(cls, args, kwargs))
         return self
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _register_class(cls)  # tapeflow's own classes are rebuilt from configs by name
 
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None,
                  autocast=True, name=None, **kwargs):
@@ -417,9 +422,9 @@ class Layer:
         if not self.__dict__.get("_layer_initialized"):
             raise RuntimeError(f"{type(self).__name__}.__init__ did not call "
                                "super().__init__(); call it first.")
-        if args and _functional.is_symbolic(args[0]):
+        if args and _symbolic.is_symbolic(args[0]):
             # Functional API: record a node instead of computing (framework/functional.py).
-            return _functional.symbolic_call(self, args[0], args[1:], kwargs)
+            return _symbolic.symbolic_call(self, args[0], args[1:], kwargs)
         params, has_training, training_default, has_mask, _ = _call_signature(type(self))
         training = kwargs.pop("training", None)
         if isinstance(training, Tensor):

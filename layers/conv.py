@@ -7,7 +7,7 @@ import numbers
 
 from .. import activations, constraints, initializers, regularizers
 from .. import nn as _nn
-from ..array_ops import concat, transpose
+from ..api.array_ops import concat, transpose
 from ..math import add
 from .base import InputSpec, Layer
 from .layer_utils import serialize_option, weight_options_config

@@ -5,10 +5,11 @@ BLAS matmul over all leading axes)."""
 import inspect
 
 from .. import activations, constraints, initializers, regularizers
-from ..array_ops import reshape
+from ..api.array_ops import reshape
 from ..linalg import matmul
 from ..math import add
 from .base import InputSpec, Layer
+from .keras_tensor import KerasTensor
 from .layer_utils import serialize_option, weight_options_config
 
 __all__ = ["Dense", "Activation", "Lambda", "Identity"]
@@ -192,3 +193,6 @@ class Lambda(Layer):
         config.update({"function": self.function, "output_shape": self._output_shape,
                        "mask": self.mask, "arguments": self.arguments})
         return config
+
+
+KerasTensor._operator_layer = Lambda  # `x + y` on symbolic tensors records a Lambda node

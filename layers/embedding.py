@@ -5,9 +5,10 @@
 import numpy as np
 
 from .. import constraints, initializers, regularizers
-from ..array_ops import cast
-from ..tensor import Tensor
+from ..api.array_ops import cast
+from ..core.tensor import Tensor
 from .base import Layer
+from ..api.indexing_ops import gather
 
 __all__ = ["Embedding"]
 
@@ -56,7 +57,6 @@ class Embedding(Layer):
     def call(self, inputs):
         if inputs.dtype not in ("int32", "int64"):
             inputs = cast(inputs, "int32")
-        from .. import gather  # the public op, wherever the op library defines it
         return gather(self.embeddings, inputs, axis=0)
 
     def compute_mask(self, inputs, mask=None):

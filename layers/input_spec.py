@@ -2,8 +2,8 @@
 layer accepts) and the check `Layer.__call__` runs against it, whose
 ValueError names the layer, what it expected and the shape it received."""
 
-from .. import dtypes, nest
-from ..tensor import Tensor
+from ..core import dtypes, nest
+from ..core.tensor import Tensor
 
 __all__ = ["InputSpec"]
 

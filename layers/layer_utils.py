@@ -8,8 +8,9 @@ import re
 
 import numpy as np
 
-from .. import dtypes
-from ..tensor import TensorShape
+from ..core import dtypes
+from ..core.tensor import TensorShape
+from .. import constraints, initializers, regularizers
 
 __all__ = ["serialize_option", "weight_options_config", "reset_name_counters"]
 
@@ -126,7 +127,6 @@ def serialize_option(obj, module):
 
 def weight_options_config(layer, *weights):
     """get_config's '<weight>_initializer', '_regularizer' and '_constraint' entries."""
-    from .. import constraints, initializers, regularizers
     config = {}
     for weight in weights:
         for kind, module in (("initializer", initializers), ("regularizer", regularizers),

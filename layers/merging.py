@@ -4,12 +4,13 @@ forms (`add([a, b])`, ...). Shapes are checked up front, naming the layer."""
 
 import numpy as np
 
-from ..array_ops import reshape, transpose
+from ..api.array_ops import reshape, transpose
 from ..linalg import matmul
 from ..math import (add as _add, divide, maximum as _maximum, minimum as _minimum,
                     multiply as _multiply, reduce_sum, sqrt, square, subtract as _subtract)
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .base import Layer
+from ..api.array_ops import concat
 
 __all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
            "Dot", "add", "subtract", "multiply", "average", "maximum", "minimum",
@@ -169,7 +170,6 @@ class Concatenate(_Merge):
                 f"[{_shapes_text(shapes)}]")
 
     def _merge(self, inputs):
-        from .. import concat  # the public op, wherever the op library defines it
         return concat(inputs, axis=self.axis)
 
     def compute_output_shape(self, input_shape):

@@ -6,9 +6,9 @@ library; BatchNormalization's moving statistics are updated by in-place assigns.
 import numpy as np
 
 from .. import constraints, initializers, regularizers
-from ..array_ops import cast, reshape
+from ..api.array_ops import cast, reshape
 from ..math import add, divide, multiply, reduce_mean, reduce_sum, sqrt, square, subtract
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .base import InputSpec, Layer
 from .layer_utils import serialize_option, weight_options_config
 

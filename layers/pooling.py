@@ -4,7 +4,7 @@ average / max pools (one reduction). Shapes follow Keras 3, channels_last by
 default."""
 
 from .. import nn as _nn
-from ..array_ops import cast, expand_dims
+from ..api.array_ops import cast, expand_dims
 from ..math import divide, maximum, multiply, reduce_max, reduce_mean, reduce_sum
 from .base import InputSpec, Layer
 from .conv import (conv_output_length, from_channels_last, normalize_data_format,

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ops import math as _m
 from ..ops import shape as _s
-from ..tensor import Tensor, convert_to_tensor
+from ..core.tensor import Tensor, convert_to_tensor
 from .base import InputSpec, Layer, no_tracking
 from .recurrent_cells import _CELLS, GRUCell, LSTMCell, SimpleRNNCell, _Cell, _dropout_mask
 

@@ -9,9 +9,10 @@ import numpy as np
 from .. import activations, constraints, initializers, regularizers
 from ..ops import math as _m
 from ..ops import shape as _s
-from ..tensor import Tensor, convert_to_tensor
+from ..core.tensor import Tensor, convert_to_tensor
 from .base import Layer
 from .layer_utils import weight_options_config
+from ..random import _op_generator  # seeds follow tf.random's rules
 
 __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell"]
 
@@ -30,7 +31,6 @@ def _cols(x, start, stop):
 
 
 def _dropout_mask(shape, rate, dtype):
-    from ..random import _op_generator  # seeds follow tf.random's rules
     keep = _op_generator(None).random(shape) >= rate
     return Tensor((keep / (1.0 - rate)).astype(dtype))
 

@@ -8,7 +8,7 @@ import numpy as np
 from .. import regularizers
 from ..math import add, multiply
 from ..random import generator
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .base import InputSpec, Layer
 
 __all__ = ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",

@@ -4,7 +4,7 @@ from the op library; padding, cropping and upsampling live elsewhere."""
 
 import numpy as np
 
-from ..array_ops import broadcast_to, expand_dims, reshape, transpose
+from ..api.array_ops import broadcast_to, expand_dims, reshape, transpose
 from .base import InputSpec, Layer
 
 __all__ = ["Flatten", "Reshape", "Permute", "RepeatVector"]

@@ -7,9 +7,9 @@ import numbers
 
 import numpy as np
 
-from ..array_ops import broadcast_to, pad, reshape
+from ..api.array_ops import broadcast_to, pad, reshape
 from ..linalg import matmul
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .base import InputSpec, Layer
 from .conv import from_channels_last, normalize_data_format, normalize_tuple, to_channels_last
 

@@ -7,7 +7,7 @@ import contextlib
 import threading
 import weakref
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["get_keras_mask", "set_keras_mask", "no_tracking"]
 

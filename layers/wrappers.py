@@ -4,30 +4,21 @@ recurrent layer run forwards and backwards, outputs merged) and TimeDistributed
 
 import copy
 
-from ..array_ops import concat, reshape, reverse
+from ..api.array_ops import concat, reshape, reverse
 from ..math import add, multiply
 from .base import Layer
+from .serialization import deserialize, serialize
 
 __all__ = ["Bidirectional", "TimeDistributed", "Wrapper"]
-
-
-def _layer_spec(layer):
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
 
 
 def _deserialize(spec, custom_objects=None, dtype=None):
     """A layer from {'class_name', 'config'}; the wrapper's dtype, when given, wins
     (a wrapper computes in one dtype)."""
-    from ..saving import layer_from_config
-    from . import attention, conv, pooling, recurrent, resizing
-    known = {}
-    for module in (conv, pooling, recurrent, resizing, attention):
-        known.update({name: getattr(module, name) for name in module.__all__})
-    known.update(custom_objects or {})
     spec = copy.deepcopy(spec)
     if dtype is not None:
         spec["config"]["dtype"] = dtype
-    return layer_from_config(spec, known)
+    return deserialize(spec, custom_objects)
 
 
 class Wrapper(Layer):
@@ -42,7 +33,7 @@ class Wrapper(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config["layer"] = _layer_spec(self.layer)
+        config["layer"] = serialize(self.layer)
         return config
 
     @classmethod
@@ -123,13 +114,13 @@ class Bidirectional(Wrapper):
         if merge_mode not in _MERGE_MODES:
             raise ValueError(f"Invalid merge mode. Received: {merge_mode!r}. Merge mode should "
                              f"be one of {{'sum', 'mul', 'ave', 'concat', None}}")
-        forward_spec = _layer_spec(layer)
+        forward_spec = serialize(layer)
         name = layer.name[len("forward_"):] if layer.name.startswith("forward_") else layer.name
         forward_spec["config"]["name"] = "forward_" + name
         forward = _deserialize(forward_spec, {type(layer).__name__: type(layer)},
                                kwargs.get("dtype"))
         if backward_layer is None:
-            spec = _layer_spec(layer)
+            spec = serialize(layer)
             spec["config"]["go_backwards"] = not spec["config"].get("go_backwards", False)
             spec["config"]["name"] = "backward_" + name
             backward_layer = _deserialize(spec, {type(layer).__name__: type(layer)},
@@ -227,8 +218,8 @@ class Bidirectional(Wrapper):
 
     def get_config(self):
         config = Layer.get_config(self)
-        config.update({"merge_mode": self.merge_mode, "layer": _layer_spec(self.forward_layer),
-                       "backward_layer": _layer_spec(self.backward_layer)})
+        config.update({"merge_mode": self.merge_mode, "layer": serialize(self.forward_layer),
+                       "backward_layer": serialize(self.backward_layer)})
         return config
 
     @classmethod

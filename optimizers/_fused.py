@@ -5,7 +5,7 @@ kernel in tapeflow.kernels.optimizers, which runs everything else."""
 
 import numpy as np
 
-from tapeflow.tensor import Tensor
+from ..core.tensor import Tensor
 
 from .optimizer import Optimizer
 
@@ -78,7 +78,7 @@ class FusedOptimizer(Optimizer):
         if p.size <= NUMPY_MAX_SIZE or not p.flags.c_contiguous:
             self._numpy_update(p, g, slots, coefs, decay)
             return
-        from tapeflow.kernels import optimizers as _k
+        from ..kernels import optimizers as _k
         flat_g = np.ascontiguousarray(g).reshape(-1)
         flat_slots = [s.reshape(-1) for s in self._kernel_slots(slots, dtype)]
         _k.run(self._kernel_name(), p.reshape(-1), flat_g, flat_slots, coefs + (decay,))

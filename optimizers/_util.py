@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from tapeflow.tensor import Tensor, Variable
+from ..core.tensor import Tensor, Variable
 
 __all__ = []
 

@@ -8,8 +8,8 @@ import re
 
 import numpy as np
 
-from tapeflow.tape import GradientTape
-from tapeflow.tensor import Tensor, Variable
+from ..autodiff.tape import GradientTape
+from ..core.tensor import Tensor, Variable
 
 from . import _util
 from ._state import StateMixin

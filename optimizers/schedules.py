@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from tapeflow.tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
            "PolynomialDecay", "InverseTimeDecay", "CosineDecay", "CosineDecayRestarts",

@@ -10,7 +10,7 @@ column stride the forward and filter kernels work a whole output row at a time."
 
 import numpy as np
 
-from ._numba import FASTMATH, njit, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, njit, prange, serial_and_parallel
 
 __all__ = ["conv2d_forward", "conv2d_backward_filter", "im2col", "col2im", "pick"]
 

@@ -4,7 +4,7 @@ bias + ReLU epilogue of a fused convolution with its backward pass."""
 
 import numpy as np
 
-from ._numba import FASTMATH, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, prange, serial_and_parallel
 
 __all__ = ["relu_backward", "bias_activation", "relu_bias_backward", "relu_bias_backward_arrays"]
 

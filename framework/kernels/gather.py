@@ -2,7 +2,7 @@
 (rows of a matrix added into rows of another at integer ids). Plain ndarrays
 in and out; the ops in ops/shape.py call it."""
 
-from ._numba import njit
+from ..runtime.jit import njit
 
 __all__ = ["embedding_scatter_add"]
 

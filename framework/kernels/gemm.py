@@ -28,7 +28,7 @@ over from whole panels go to NumPy's matmul.
 
 # _numba first: it sets the cache directory and thread settings that numba
 # and OpenMP read when they load.
-from ._numba import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel  # noqa: I001
+from ..runtime.jit import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel  # noqa: I001
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

@@ -10,7 +10,7 @@ applies Keras 3's decoupled decay `p -= p * decay` before the update.
 
 import numpy as np
 
-from ._numba import FASTMATH, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, prange, serial_and_parallel
 
 __all__ = ["KERNELS", "PARALLEL_MIN_SIZE", "run"]
 

@@ -6,7 +6,7 @@ max ignores them, average divides by the number of real cells (TF's rule)."""
 
 import numpy as np
 
-from ._numba import FASTMATH, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, prange, serial_and_parallel
 
 __all__ = ["max_pool2d_forward", "max_pool2d_backward", "avg_pool2d_forward",
            "avg_pool2d_backward", "pick"]

@@ -9,7 +9,7 @@ So they are plain one-thread compiles: a parallel compile took 3x as long
 
 import numpy as np
 
-from ._numba import FASTMATH, njit
+from ..runtime.jit import FASTMATH, njit
 
 __all__ = ["softmax_cross_entropy_forward", "softmax_cross_entropy_backward",
            "sparse_softmax_cross_entropy_forward", "sparse_softmax_cross_entropy_backward"]

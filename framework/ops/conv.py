@@ -12,8 +12,8 @@ import weakref
 
 import numpy as np
 
-from .. import tape as _tape
-from ..tensor import Tensor
+from ..core import record as _record
+from ..core.tensor import Tensor
 from .math import matmul_2d as _matmul, relu_grad
 from .registry import defop
 from .shape import getitem, reshape, unbroadcast
@@ -170,7 +170,7 @@ def _conv_fwd_recorded(x, w, strides, dilations, pads):
 @defop(broadcasting=True)
 def conv2d(x, w, strides, dilations, pads):
     """x (..., N, H, W, in) * w (..., kh, kw, in, out) -> (..., N, H', W', out)."""
-    if _tape._recording and x.ndim == 4 and w.ndim == 4:
+    if _record._recording and x.ndim == 4 and w.ndim == 4:
         return _conv_fwd_recorded(x, w, strides, dilations, pads)
     return _over_leading(_conv_fwd, x, w, True, strides=strides, dilations=dilations, pads=pads)
 
@@ -231,7 +231,7 @@ def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
     pass, no temporaries), and the backward pass masks the gradient and sums
     the bias gradient in one pass too. What Conv2D layers call.
     """
-    fwd = _conv_fwd_recorded if _tape._recording else _conv_fwd
+    fwd = _conv_fwd_recorded if _record._recording else _conv_fwd
     out = fwd(x, w, strides, dilations, pads)
     if out.size:
         rows = out.reshape(-1, out.shape[-1])
@@ -258,7 +258,7 @@ def _masked_and_bias_grad(g, out, activation, want_bias):
         return g, (unbroadcast(g, shape=(g._value.shape[-1],), batch_ndim=nb)
                    if want_bias else None)
     gv, yv = g._value, out._value
-    if not _tape._recording and nb == 0 and gv.dtype == yv.dtype and gv.size:
+    if not _record._recording and nb == 0 and gv.dtype == yv.dtype and gv.size:
         # First order: no tape records this VJP, so one kernel pass may do both.
         channels = gv.shape[-1]
         parallel = gv.size >= _PARALLEL_ELEMENTS and gv.shape[0] > 1
@@ -272,7 +272,7 @@ def _masked_and_bias_grad(g, out, activation, want_bias):
 
 @conv2d_bias_activation.defvjp_joint
 def _conv2d_bias_activation_vjp(g, out, needed, x, w, b, activation, **a):
-    if (not needed[0] and needed[1] and not _tape._recording and g._value.ndim == 4
+    if (not needed[0] and needed[1] and not _record._recording and g._value.ndim == 4
             and g._value.size and _is_direct(w._value.shape)):
         # A first layer (no input gradient) on the direct kernel, first order:
         # the filter kernel masks g and sums the bias gradient as it reads g.
@@ -326,7 +326,7 @@ def _max_pool(x, ksize, strides, pads):
 def max_pool2d(x, ksize, strides, pads):
     """The maximum over each (kh, kw) window of x (..., N, H, W, C)."""
     out, argmax = _max_pool(x, ksize, strides, pads)
-    if _tape._recording:
+    if _record._recording:
         _ARGMAX[id(out)] = argmax
         weakref.finalize(out, _forget_argmax, id(out))
     return out

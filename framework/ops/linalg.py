@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .math import matmul, multiply, negative
 from .registry import defop
 from .shape import reshape, transpose

@@ -7,8 +7,8 @@ import math as _pymath
 
 import numpy as np
 
-from .. import tape as _tape
-from ..tensor import Tensor, scalar
+from ..core import record as _record
+from ..core.tensor import Tensor, scalar
 from .registry import defop
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "negative", "square", "sqrt",
@@ -70,7 +70,7 @@ def pow(x, y):  # noqa: A001 -- TF's name
 
 
 def _pow_vjp_x(g, out, x, y):
-    if not _tape._recording:
+    if not _record._recording:
         # No tape records this VJP (a first-order gradient), so `y - 1` need
         # not be an op, and x**2's derivative skips the pow: x**1 is x exactly.
         y_value = y._value

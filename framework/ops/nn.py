@@ -6,7 +6,7 @@ ops, so higher orders work. Composite nn functions live in framework/nn.py."""
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .math import multiply, negative, subtract
 from .reduce import reduce_sum
 from .registry import defop

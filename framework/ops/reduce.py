@@ -5,7 +5,7 @@ back over the reduced axes, keeping any leading batch axes."""
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .math import add, divide, mask_of, multiply
 from .registry import defop
 from .shape import broadcast_to, reshape, transpose

@@ -5,8 +5,8 @@ that tape. The backward walk itself lives in tape.py."""
 
 import functools
 
-from .. import tape as _tape
-from ..tensor import Tensor, Variable
+from ..core import record as _record
+from ..core.tensor import Tensor, Variable
 
 __all__ = ["Op", "defop", "all_ops", "NON_DIFFERENTIABLE"]
 
@@ -79,8 +79,8 @@ class Op:
             out = out.copy()
         result = _new_tensor(Tensor)  # no __init__ frame: this runs for every op
         result._value = out
-        if _tape._recording and self.differentiable:
-            _tape.record(self, inputs, result, attrs)
+        if _record._recording and self.differentiable:
+            _record.record(self, inputs, result, attrs)
         return result
 
     def __repr__(self):

@@ -11,6 +11,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow import callbacks as cb
+from tapeflow.callbacks.base import _HOOKS
 
 
 class FakeOptimizer:
@@ -89,10 +90,10 @@ def test_callback_list_dispatches_every_hook_and_adds_history():
     cl = cb.CallbackList([rec], model=model, verbose=0, epochs=1, steps=1)
     assert isinstance(cl.history, cb.History) and cl.history in cl.callbacks
     assert rec.model is model and rec.params == {"verbose": 0, "epochs": 1, "steps": 1}
-    for hook in cb._HOOKS:
+    for hook in _HOOKS:
         args = (0, {"x": 1}) if "epoch" in hook or "batch" in hook else ({"x": 1},)
         getattr(cl, hook)(*args)
-    assert [c[0] for c in rec.calls] == list(cb._HOOKS)
+    assert [c[0] for c in rec.calls] == list(_HOOKS)
     assert not any(isinstance(c, cb.ProgbarLogger) for c in cl.callbacks)
     assert any(isinstance(c, cb.ProgbarLogger)
                for c in cb.CallbackList(add_progbar=True).callbacks)

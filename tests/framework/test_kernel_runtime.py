@@ -12,15 +12,16 @@ import sys
 
 import pytest
 
-from tapeflow import _openblas
-from tapeflow.kernels import _numba
+from tapeflow.runtime import openblas as _openblas
+from tapeflow.runtime import jit as _numba
 
 _PROBE = """
 import ctypes, sys
 if sys.argv[1] != "-":
     ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # as `import torch` does
 import numpy as np
-from tapeflow.kernels import _numba, elementwise
+from tapeflow.runtime import jit as _numba
+from tapeflow.kernels import elementwise
 observed = []
 real = _numba._run_on
 _numba._run_on = lambda threads, kernel, args: observed.append(threads) or real(threads, kernel, args)
@@ -30,7 +31,7 @@ print(_numba.ONE_THREAD_ONLY, observed[0])
 
 _POOL_PROBE = """
 import os
-from tapeflow.kernels import _numba
+from tapeflow.runtime import jit as _numba
 print(os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"), _numba.POOL_WAKES_FAST)
 """
 
@@ -154,7 +155,7 @@ _IMPORT_ORDER_PROBE = """
 import importlib, sys
 class Watch:
     def find_spec(self, name, path=None, target=None):
-        if name == "numba" and "tapeflow.kernels._numba" not in sys.modules:
+        if name == "numba" and "tapeflow.runtime.jit" not in sys.modules:
             print("numba first", flush=True)
         return None
 sys.meta_path.insert(0, Watch())

@@ -5,7 +5,7 @@ import pytest
 
 from tapeflow.kernels import elementwise as k
 from tapeflow.ops.math import relu_grad
-from tapeflow.tensor import Tensor
+from tapeflow.core.tensor import Tensor
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

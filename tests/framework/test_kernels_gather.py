@@ -10,7 +10,7 @@ import pytest
 
 from tapeflow.kernels import gather as _k
 from tapeflow.ops import shape as _s
-from tapeflow.tensor import Tensor
+from tapeflow.core.tensor import Tensor
 
 
 def _reference(size, ids, rows):

@@ -7,7 +7,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow import losses
-from tapeflow.errors import InvalidArgumentError
+from tapeflow.core.errors import InvalidArgumentError
 from tapeflow.testing import gradcheck
 
 A = [[0., 1.], [0., 0.]]

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from tapeflow import _malloc
+from tapeflow.runtime import malloc as _malloc
 
 glibc_only = pytest.mark.skipif(_malloc._glibc() is None, reason="needs glibc's mallopt")
 

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from tapeflow import _openblas
+from tapeflow.runtime import openblas as _openblas
 
 # Prints the thread timeout every loaded OpenBLAS reports after `import
 # tapeflow` and one threaded BLAS call.
 _REPORT = """
 import numpy as np
-from tapeflow import _openblas
+from tapeflow.runtime import openblas as _openblas
 a = np.ones((256, 256), np.float32)
 a @ a
 print(_openblas.workers_spin_long())

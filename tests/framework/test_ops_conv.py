@@ -10,8 +10,8 @@ from test_kernels_conv import (conv2d_filter_grad_reference, conv2d_input_grad_r
 from test_kernels_pool import avg_pool_reference, max_pool_reference
 
 import tapeflow as tf
-from tapeflow.errors import InvalidArgumentError
-from tapeflow.testing import Case
+from tapeflow.core.errors import InvalidArgumentError
+from tapeflow.testing.gradients import Case
 
 _RNG = np.random.default_rng(0)
 

@@ -4,7 +4,7 @@ exception type TF raises and a message naming the op, shapes or dtypes involved.
 import pytest
 
 import tapeflow as tf
-from tapeflow.errors import InvalidArgumentError, UnimplementedError
+from tapeflow.core.errors import InvalidArgumentError, UnimplementedError
 
 
 def test_incompatible_broadcast_names_both_shapes():

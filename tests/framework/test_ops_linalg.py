@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.testing import Case
+from tapeflow.testing.gradients import Case
 
 _rng = np.random.default_rng(0)
 

@@ -8,7 +8,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.ops import math as _m
-from tapeflow.testing import BINARY_SHAPES, UNARY_SHAPES, Case
+from tapeflow.testing.gradients import BINARY_SHAPES, UNARY_SHAPES, Case
 
 
 def _rand(shape, low=-2.0, high=2.0, seed=0, away_from=None):

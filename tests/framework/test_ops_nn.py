@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.errors import InvalidArgumentError
-from tapeflow.testing import Case
+from tapeflow.core.errors import InvalidArgumentError
+from tapeflow.testing.gradients import Case
 
 _RNG = np.random.default_rng(0)
 

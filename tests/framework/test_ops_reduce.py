@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.testing import Case
+from tapeflow.testing.gradients import Case
 
 X = np.random.default_rng(0).uniform(0.5, 2.0, (2, 3, 4)) * np.where(
     np.random.default_rng(1).uniform(size=(2, 3, 4)) > 0.5, 1, -1)

@@ -9,7 +9,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow import random as tf_random
-from tapeflow.errors import InvalidArgumentError
+from tapeflow.core.errors import InvalidArgumentError
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import tapeflow  # noqa: F401 -- registers the ops
 import tapeflow.layers  # noqa: F401 -- and any the layers define
 from tapeflow.ops.registry import all_ops
-from tapeflow.testing import ops_used
+from tapeflow.testing.gradients import ops_used
 
 TESTS = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.errors import InvalidArgumentError
+from tapeflow.core.errors import InvalidArgumentError
 
 
 def test_python_values_take_tf_default_dtypes():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 
 L = tf.keras.layers
 X = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32) * 3

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 from tapeflow.layers.attention import MultiHeadAttention
 
 RNG = np.random.default_rng(4)

@@ -5,7 +5,7 @@ bad input."""
 import numpy as np
 import pytest
 
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 from tapeflow.layers.conv import (Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D,
                                   SeparableConv2D)
 

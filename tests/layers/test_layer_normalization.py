@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 
 L = tf.keras.layers
 RNG = np.random.default_rng(1)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 from tapeflow.layers.pooling import (AveragePooling1D, AveragePooling2D,
                                      GlobalAveragePooling1D, GlobalAveragePooling2D,
                                      GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPooling1D,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 from tapeflow.layers.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, SimpleRNN
 
 RNG = np.random.default_rng(3)
@@ -233,7 +233,7 @@ def test_recurrent_gradients_with_mask_and_second_order():
     weights = [w for w in layer.get_weights()]
 
     def fn(inputs, kernel, recurrent, bias):
-        from tapeflow.layer_testing import functional_call
+        from tapeflow.testing.layers import functional_call
         return functional_call(layer, [kernel, recurrent, bias], inputs, mask=mask)
 
     tf.testing.gradcheck(fn, x, *weights, order=2)

@@ -4,7 +4,7 @@ against NumPy, gradients (check_layer) and bad input."""
 import numpy as np
 import pytest
 
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 from tapeflow.layers.resizing import (Cropping1D, Cropping2D, UpSampling2D, ZeroPadding1D,
                                       ZeroPadding2D)
 

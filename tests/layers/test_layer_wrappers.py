@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layer_testing import check_layer
+from tapeflow.testing.layers import check_layer
 from tapeflow.layers.conv import Conv2D
 from tapeflow.layers.recurrent import GRU, LSTM, SimpleRNN
 from tapeflow.layers.wrappers import Bidirectional, TimeDistributed

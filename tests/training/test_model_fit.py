@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.errors import InvalidArgumentError
+from tapeflow.core.errors import InvalidArgumentError
 
 layers = tf.keras.layers
 

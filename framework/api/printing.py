@@ -1,0 +1,60 @@
+"""printing.py is `tf.print`: TF's number formatting (shortest text that reads
+back the same at the dtype's precision) and its summarised arrays."""
+
+import sys
+
+import numpy as np
+
+from ..core import nest
+from ..core.tensor import Tensor
+
+__all__ = ["print_"]
+
+
+def _format_number(value):
+    if isinstance(value, (float, np.floating)):
+        digits = 6 if np.asarray(value).dtype.itemsize <= 4 else 15
+        text = f"{float(value):.{digits}g}"
+        if np.asarray(value).dtype.itemsize <= 4 and np.float32(text) != np.float32(value):
+            text = f"{float(value):.9g}"
+        elif np.asarray(value).dtype.itemsize > 4 and float(text) != float(value):
+            text = f"{float(value):.17g}"
+        return text
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _format_array(array, summarize):
+    if array.ndim == 0:
+        return _format_number(array[()])
+    n = array.shape[0]
+    if summarize >= 0 and n > 2 * summarize:
+        parts = [_format_array(array[i], summarize) for i in range(summarize)] + ["..."] + \
+                [_format_array(array[i], summarize) for i in range(n - summarize, n)]
+    else:
+        parts = [_format_array(array[i], summarize) for i in range(n)]
+    sep = " " if array.ndim == 1 else "\n" + " " * 0
+    return "[" + sep.join(parts) + "]"
+
+
+def _format(value, summarize):
+    if isinstance(value, Tensor):
+        return _format_array(np.asarray(value._value), summarize)
+    if isinstance(value, (list, tuple, dict)):
+        return str(nest.map_structure(lambda v: _format(v, summarize), value))
+    return str(value)
+
+
+def print_(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None):
+    """Print tensors as TF's `tf.print` does (to stderr by default).
+
+    Floats print as the shortest text that reads back at their precision
+    (`0.999998569` for float32), and long axes are summarised with '...'.
+    """
+    stream = sys.stderr if output_stream is None else output_stream  # looked up now: tests swap it
+    if stream in ("stdout", "sys.stdout"):
+        stream = sys.stdout
+    elif stream in ("stderr", "sys.stderr"):
+        stream = sys.stderr
+    stream.write(sep.join(_format(v, summarize) for v in inputs) + end)

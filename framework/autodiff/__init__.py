@@ -1,0 +1,1 @@
+"""autodiff/: GradientTape and the backward walk over the recorded ops."""

@@ -1,0 +1,1 @@
+"""compiler/: `tapeflow.function`."""

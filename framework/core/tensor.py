@@ -1,0 +1,460 @@
+"""tensor.py owns Tensor (an immutable value wrapping one ndarray), Variable
+(mutable, trainable state) and the conversion of Python and NumPy values into
+them. Operators delegate to the ops package; recording is the tape's job."""
+
+import builtins
+import itertools
+
+import numpy as np
+
+from . import dtypes
+from .errors import InvalidArgumentError
+
+__all__ = ["Tensor", "Variable", "TensorShape", "constant", "convert_to_tensor"]
+
+_float32 = np.dtype(np.float32)
+_NP_FLOAT32 = np.float32
+_int32 = np.dtype(np.int32)
+_int64 = np.dtype(np.int64)
+_PY_SCALAR_TYPES = {float, int, builtins.bool}
+
+
+class TensorShape(tuple):
+    """A tuple of dimensions with TF's helpers (`as_list`, `rank`)."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self):
+        return len(self)
+
+    ndims = rank
+
+    def as_list(self):
+        return list(self)
+
+    def num_elements(self):
+        return int(np.prod(self, dtype=np.int64))
+
+    def is_fully_defined(self):
+        return all(d is not None for d in self)
+
+    def __repr__(self):
+        return f"TensorShape({list(self)})"
+
+    def __str__(self):
+        return tuple.__repr__(self)
+
+
+class Tensor:
+    """An immutable n-dimensional value, as TF's eager tensor.
+
+    Build tensors with `tf.constant` or `tf.convert_to_tensor`; ops return them.
+    Tensors support NumPy-style operators, indexing and iteration, and
+    `numpy()` returns the value (a NumPy scalar for a rank-0 tensor, as in TF).
+    """
+
+    __slots__ = ("_value", "__weakref__")
+    __array_priority__ = 100  # NumPy defers `ndarray + Tensor` to Tensor.__radd__.
+    __hash__ = None  # `==` is elementwise, as in TF 2; use `ref()` as a dict key.
+
+    def __init__(self, value):
+        self._value = value
+
+    # -- value and metadata -------------------------------------------------
+    @property
+    def shape(self):
+        return TensorShape(self._value.shape)
+
+    @property
+    def dtype(self):
+        return dtypes._BY_NUMPY[self._value.dtype]
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def device(self):
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def numpy(self):
+        """The value: a NumPy array, or a NumPy scalar for rank 0 (as TF)."""
+        value = self._value
+        return value[()] if value.ndim == 0 else value
+
+    def get_shape(self):
+        return self.shape
+
+    def ref(self):
+        return _Reference(self)
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._value)
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+    # -- Python protocol ----------------------------------------------------
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a rank-0 (scalar) tensor is undefined.")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("Cannot iterate over a rank-0 (scalar) tensor.")
+        return (self[i] for i in range(self._value.shape[0]))
+
+    def _scalar(self, kind):
+        if self._value.size != 1:
+            raise ValueError(f"Cannot convert a tensor of shape {tuple(self._value.shape)} to "
+                             f"{kind}: only single-element tensors can be.")
+        return self._value.reshape(()).item()
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __index__(self):
+        if self._value.dtype.kind not in "iu":
+            raise TypeError(f"Only integer tensors can be used as an index, got {self.dtype!r}.")
+        return int(self._scalar("an index"))
+
+    def __bool__(self):
+        if self._value.size != 1:
+            raise ValueError("The truth value of a tensor with more than one element is "
+                             "ambiguous. Use tf.reduce_any or tf.reduce_all.")
+        return builtins.bool(self._value.reshape(()).item())
+
+    def __repr__(self):
+        text = repr(np.asarray(self._value)) if self._value.ndim else _scalar_text(self._value)
+        sep = "\n" if "\n" in text else ""
+        return f"<tf.Tensor: shape={tuple(self._value.shape)}, dtype={self.dtype.name}, numpy={sep}{text}>"
+
+    def __str__(self):
+        text = str(self._value) if self._value.ndim else _scalar_text(self._value)
+        sep = "\n" if "\n" in text else ""
+        return f"tf.Tensor({sep}{text}, shape={tuple(self._value.shape)}, dtype={self.dtype.name})"
+
+    def __format__(self, spec):
+        if self._value.ndim == 0 and spec:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return constant, (np.array(self._value),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    # Operators and methods such as __add__ are attached by ops/operators.py,
+    # which owns the mapping from Python syntax to ops.
+
+
+def _scalar_text(value):
+    value = np.asarray(value)[()]
+    return str(value.item()) if value.dtype.kind in "biu" else str(value)
+
+
+class _Reference:
+    """A hashable handle on a tensor or variable (TF's `Tensor.ref()`)."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target):
+        self._target = target
+
+    def deref(self):
+        return self._target
+
+    def __hash__(self):
+        return id(self._target)
+
+    def __eq__(self, other):
+        return isinstance(other, _Reference) and other._target is self._target
+
+
+_variable_ids = itertools.count()
+
+
+class Variable(Tensor):
+    """Mutable, trainable state, as `tf.Variable`.
+
+    Reading a trainable Variable inside a `GradientTape` (with the default
+    `watch_accessed_variables=True`) makes that tape watch it. Ops read the
+    Variable's current array; `assign`, `assign_add` and `assign_sub` write
+    into that array in place and are never recorded on a tape.
+
+    Args:
+        initial_value: a value (or a zero-argument callable returning one).
+        trainable: whether tapes watch it automatically and optimizers update it.
+        name: the variable's name; `Variable.name` adds TF's ':0' suffix.
+        dtype: converts the initial value to this dtype.
+        shape: if given, must match the initial value's shape.
+        constraint: optional callable applied by optimizers after each update.
+    """
+
+    __slots__ = ("_name", "_trainable", "_uid", "constraint", "_path")
+
+    def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
+                 constraint=None, validate_shape=True, **unused_tf_kwargs):
+        if initial_value is None:
+            raise ValueError("Variable requires an initial_value.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        value = convert_to_tensor(initial_value, dtype=dtype)._value
+        self._value = np.array(value, copy=True)  # always an owned, writeable ndarray
+        if shape is not None and tuple(shape) != self._value.shape and all(
+                d is not None for d in shape):
+            raise ValueError(f"Variable {name!r}: the initial value has shape "
+                             f"{self._value.shape} but shape={tuple(shape)} was requested.")
+        self._name = "Variable" if name is None else str(name)
+        self._trainable = True if trainable is None else builtins.bool(trainable)
+        self._uid = next(_variable_ids)
+        self._path = None
+        self.constraint = constraint
+
+    @property
+    def name(self):
+        return self._name if self._name.endswith(":0") else f"{self._name}:0"
+
+    @property
+    def path(self):
+        """Where the variable sits in a model ('dense/kernel'), else its name."""
+        return self._path or self._name
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = builtins.bool(value)
+
+    def numpy(self):
+        return self._value.copy() if self._value.ndim else self._value[()]
+
+    def value(self):
+        return Tensor(self._value.copy())
+
+    read_value = value
+
+    def _checked_update(self, value, what):
+        if isinstance(value, Tensor) and value._value.dtype != self._value.dtype:
+            raise TypeError(f"Cannot {what} a {value.dtype.name} value to variable "
+                            f"{self.name!r} of dtype {self.dtype.name}.")
+        array = np.asarray(value._value if isinstance(value, Tensor) else value)
+        if array.shape != self._value.shape:
+            raise ValueError(f"Cannot {what} a value of shape {array.shape} to variable "
+                             f"{self.name!r} of shape {self._value.shape}: shapes must match.")
+        return array
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Write `value` into the variable; its shape must equal the variable's."""
+        np.copyto(self._value, self._checked_update(value, "assign"), casting="unsafe")
+        return self
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        np.add(self._value, self._checked_update(delta, "assign_add"), out=self._value,
+               casting="unsafe")
+        return self
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        np.subtract(self._value, self._checked_update(delta, "assign_sub"), out=self._value,
+                    casting="unsafe")
+        return self
+
+    def __repr__(self):
+        text = repr(self._value) if self._value.ndim else _scalar_text(self._value)
+        return (f"<tf.Variable '{self.name}' shape={tuple(self._value.shape)} "
+                f"dtype={self.dtype.name}, numpy={text}>")
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return _rebuild_variable, (self._value.copy(), self._name, self._trainable)
+
+    def __deepcopy__(self, memo):
+        return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
+
+
+def _rebuild_variable(value, name, trainable):
+    return Variable(value, trainable=trainable, name=name)
+
+
+def _python_value_to_array(value, dtype):
+    """TF's conversion: Python floats become float32 and ints int32."""
+    array = np.asarray(value)
+    if dtype is not None:
+        if array.dtype.kind == "f" and dtype.kind in "iu" and not isinstance(value, np.ndarray):
+            if not np.all(np.mod(array, 1) == 0):
+                raise TypeError(f"Cannot convert {value!r} to a tensor of dtype "
+                                f"{dtypes._BY_NUMPY[dtype].name}: it has a fractional part.")
+        return array.astype(dtype, copy=False)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return array
+    if array.dtype == np.float64:
+        return array.astype(_float32)
+    if array.dtype == _int64 and array.size and (array.max() <= 2**31 - 1
+                                                   and array.min() >= -2**31):
+        return array.astype(_int32)
+    if array.dtype == _int64 and not array.size:
+        return array.astype(_int32)
+    if array.dtype.kind in "OUS":
+        raise TypeError(f"Cannot convert {value!r} to a tensor: tapeflow tensors hold numbers "
+                        "and booleans only.")
+    return array
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Convert a Tensor, Variable, NumPy array, Python number or nested list to a Tensor.
+
+    Python floats become float32 and Python ints int32, as in TF; NumPy
+    arrays keep their dtype. A Variable is read: the result is a Tensor
+    holding a copy of its value.
+
+    Args:
+        value: the value to convert.
+        dtype: the required dtype; a Tensor of another dtype is an error.
+        dtype_hint: the dtype to use for Python values when `dtype` is None.
+
+    Raises:
+        ValueError: if `value` is a Tensor whose dtype differs from `dtype`.
+        TypeError: if `value` cannot be converted.
+    """
+    if type(value) is float and dtype is None:
+        return Tensor(_NP_FLOAT32(value))
+    np_dtype = dtypes.numpy_dtype(dtype)
+    if isinstance(value, Tensor):
+        if np_dtype is not None and value._value.dtype != np_dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}: {value!r}")
+        return value.value() if isinstance(value, Variable) else value
+    if np_dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray,
+                                                                              np.generic)):
+        np_dtype = dtypes.numpy_dtype(dtype_hint)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _leaves(value)):
+        value = _stack_nested(value)
+    return Tensor(_compact(_python_value_to_array(value, np_dtype)))
+
+
+def _compact(array):
+    """Rank-0 values are kept as NumPy scalars: their arithmetic is ~10x faster."""
+    return array[()] if array.ndim == 0 else array
+
+
+def _leaves(value):
+    for item in value:
+        if isinstance(item, (list, tuple)):
+            yield from _leaves(item)
+        else:
+            yield item
+
+
+def _stack_nested(value):
+    if isinstance(value, (list, tuple)):
+        return np.array([_stack_nested(v) for v in value])
+    return np.asarray(value._value) if isinstance(value, Tensor) else value
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """Create a constant Tensor, as `tf.constant`.
+
+    Args:
+        value: a Python number, nested list, NumPy array or Tensor.
+        dtype: the result's dtype; Python values are cast to it.
+        shape: if given, a scalar `value` is broadcast to it and a value with
+            the same number of elements is reshaped to it.
+
+    Raises:
+        TypeError: if `value` cannot be converted to `dtype`.
+    """
+    if type(value) is float and dtype is None and shape is None:
+        # The common `tf.constant(1.0)`. A new Tensor each time: user-visible
+        # tensors are distinct objects, as a tape tells sources apart by identity.
+        return Tensor(_NP_FLOAT32(value))
+    if isinstance(value, Tensor):
+        array = value._value
+        if dtype is not None:
+            array = array.astype(dtypes.numpy_dtype(dtype))
+    else:
+        array = _python_value_to_array(value, dtypes.numpy_dtype(dtype))
+    if shape is not None:
+        shape = tuple(int(d) for d in shape)
+        if array.size == 1:
+            array = np.broadcast_to(array.reshape(()), shape).copy()
+        elif array.size == int(np.prod(shape, dtype=np.int64)):
+            array = array.reshape(shape)
+        else:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape: value has "
+                            f"{array.size} elements, shape is {shape} with "
+                            f"{int(np.prod(shape, dtype=np.int64))} elements.")
+    if isinstance(value, Variable):
+        array = array.copy()
+    return Tensor(_compact(array))
+
+
+_SCALAR_CACHE = {}
+
+
+def scalar(value, dtype):
+    """A rank-0 Tensor of `value` in NumPy `dtype`, shared for repeated constants.
+
+    Only for operands made internally (`x * 2.0`, constants in VJPs), which no
+    user holds: tensors a user can hold must be distinct objects, because a
+    tape tells watched sources apart by identity. Zero is not cached because
+    -0.0 == 0.0 would alias the two.
+    """
+    key = (type(value), value, dtype)
+    try:
+        return _SCALAR_CACHE[key]
+    except (KeyError, TypeError):
+        pass
+    tensor = Tensor(dtype.type(value))
+    if value != 0:
+        if len(_SCALAR_CACHE) > 4096:
+            _SCALAR_CACHE.clear()
+        _SCALAR_CACHE[key] = tensor
+    return tensor
+
+
+def _operand(value, like):
+    """`value` as the operand of a binary op whose other operand is `like`.
+
+    A Python scalar takes `like`'s dtype (TF's rule); tensors and arrays keep
+    theirs, and the caller checks that the dtypes agree.
+    """
+    if type(value) in _PY_SCALAR_TYPES:
+        dtype = like._value.dtype
+        if type(value) is float and dtype.kind in "iub" and value != int(value):
+            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype "
+                            f"{like.dtype.name}.")
+        return scalar(value, dtype)
+    return convert_to_tensor(value, dtype_hint=like._value.dtype)
+
+
+def binary_operands(x, y, op_name):
+    """Convert the operands of a binary op and check that their dtypes agree."""
+    if isinstance(x, Tensor):
+        if not isinstance(y, Tensor):
+            y = _operand(y, x)
+    elif isinstance(y, Tensor):
+        x = _operand(x, y)
+    else:
+        x = convert_to_tensor(x)
+        y = _operand(y, x)
+    dx, dy = x._value.dtype, y._value.dtype
+    if dx is not dy and dx != dy:
+        raise InvalidArgumentError(
+            f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
+            f"{x.dtype.name} tensor but is a {y.dtype.name} tensor [Op:{op_name}]")
+    return x, y
+
+
+def as_tensor(value):
+    """An op input: Tensors and Variables as they are, anything else converted."""
+    return value if isinstance(value, Tensor) else convert_to_tensor(value)

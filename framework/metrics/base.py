@@ -1,0 +1,182 @@
+"""metrics_base.py owns the `Metric` base class (state in non-trainable
+Variables, updated from NumPy arrays, never on a tape), the `Sum` and `Mean`
+reductions, and the NumPy helpers (rank matching, sample weighting) that every
+metric module shares. Concrete metrics live in metrics.py and metrics_confusion.py."""
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, Variable, convert_to_tensor
+
+__all__ = ["Metric", "Mean", "Sum"]
+
+
+def _array(x):
+    """The NumPy value of a Tensor, Variable, array or nested list (never recorded)."""
+    if isinstance(x, Tensor):
+        return x._value
+    return np.asarray(x)
+
+
+def _detached(x):
+    """A fresh Tensor no tape tracks, so loss functions used as metrics are not recorded."""
+    return Tensor(x._value) if isinstance(x, Tensor) else convert_to_tensor(x)
+
+
+def _same_rank(x1, x2, expand_rank_1=True):
+    """Keras's squeeze_or_expand_to_same_rank on ndarrays."""
+    r1, r2 = x1.ndim, x2.ndim
+    if r1 == r2 + 1 and x1.shape[-1] == 1:
+        if r2 == 1 and expand_rank_1:
+            x2 = x2[..., None]
+        else:
+            x1 = x1[..., 0]
+    elif r2 == r1 + 1 and x2.shape[-1] == 1:
+        if r1 == 1 and expand_rank_1:
+            x1 = x1[..., None]
+        else:
+            x2 = x2[..., 0]
+    return x1, x2
+
+
+def _broadcast(array, shape, what):
+    try:
+        return np.broadcast_to(array, shape)
+    except ValueError:
+        raise InvalidArgumentError(f"{what} of shape {array.shape} cannot be broadcast to "
+                                   f"shape {tuple(shape)}.") from None
+
+
+def _samplewise(values, sample_weight, reduce_fn, dtype):
+    """Keras's reduce_to_samplewise_values: one (weighted) value per sample."""
+    values = np.asarray(values, dtype=dtype)
+    if sample_weight is not None:
+        sample_weight = np.asarray(_array(sample_weight), dtype=dtype)
+        values, sample_weight = _same_rank(values, sample_weight)
+        w_ndim = sample_weight.ndim
+        if values.ndim > w_ndim:
+            values = reduce_fn(values, axis=tuple(range(w_ndim, values.ndim)))
+        sample_weight = _broadcast(sample_weight, values.shape, "sample_weight")
+        values = values * sample_weight
+        if w_ndim > 1:
+            sample_weight = reduce_fn(sample_weight, axis=tuple(range(1, w_ndim)))
+    if values.ndim > 1:
+        values = reduce_fn(values, axis=tuple(range(1, values.ndim)))
+    return values, sample_weight
+
+
+def _divide_no_nan(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    if y.ndim == 0:  # the common case (Mean, every step of fit): no array temporaries
+        return np.asarray(x / y if y != 0 else np.zeros_like(x), x.dtype)
+    return np.where(y == 0, np.zeros_like(x), x / np.where(y == 0, 1, y)).astype(x.dtype)
+
+
+def _snake(name):
+    return "".join("_" + c.lower() if c.isupper() and i and not name[i - 1].isupper()
+                   else c.lower() for i, c in enumerate(name))
+
+
+class Metric:
+    """Base class of metrics: state in non-trainable Variables.
+
+    Subclasses create state with `add_variable` in `__init__` and implement
+    `update_state(...)` and `result()`. `__call__` updates, then returns the result.
+
+    Args:
+        name: the metric's name (its key in the training logs).
+        dtype: the dtype of the state (float32).
+    """
+
+    _direction = None  # 'up' or 'down': whether larger is better (EarlyStopping's mode='auto')
+
+    def __init__(self, name=None, dtype=None):
+        self.name = name or _snake(type(self).__name__)
+        self.dtype = np.dtype(dtype or "float32").name
+        self._variables = []
+
+    def add_variable(self, shape=(), initializer="zeros", dtype=None, name=None):
+        """A non-trainable zero-initialised state Variable, reset by `reset_state`."""
+        variable = Variable(np.zeros(shape, dtype=dtype or self.dtype), trainable=False,
+                            name=name or "variable")
+        self._variables.append(variable)
+        return variable
+
+    add_weight = add_variable
+
+    @property
+    def variables(self):
+        return list(self._variables)
+
+    non_trainable_variables = variables
+    weights = variables
+
+    @property
+    def trainable_variables(self):
+        return []
+
+    def reset_state(self):
+        """Set every state variable back to zero."""
+        for variable in self._variables:
+            variable.assign(np.zeros_like(variable._value))
+
+    reset_states = reset_state  # TF 2's name
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must implement update_state.")
+
+    def result(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement result.")
+
+    def __call__(self, *args, **kwargs):
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r}>"
+
+
+class Sum(Metric):
+    """The (weighted) sum of the values seen. `Sum()([1, 3, 5, 7])` is 16."""
+
+    def __init__(self, name="sum", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.total = self.add_variable(name="total")
+
+    def update_state(self, values, sample_weight=None):
+        values, _ = _samplewise(_array(values), sample_weight, np.sum, self.dtype)
+        self.total.assign_add(np.asarray(np.sum(values), self.dtype))
+
+    def result(self):
+        return Tensor(self.total._value.copy())
+
+
+class Mean(Metric):
+    """The (weighted) mean of the values seen: total / count.
+
+    >>> m = Mean(); m.update_state([1, 3, 5, 7]); float(m.result())  # 4.0
+    """
+
+    def __init__(self, name="mean", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.total = self.add_variable(name="total")
+        self.count = self.add_variable(name="count")
+
+    def update_state(self, values, sample_weight=None):
+        values, sample_weight = _samplewise(_array(values), sample_weight, np.mean, self.dtype)
+        self.total.assign_add(np.asarray(np.sum(values), self.dtype))
+        if sample_weight is not None:
+            count = np.sum(sample_weight)
+        else:
+            count = values.shape[0] if values.ndim >= 1 else 1
+        self.count.assign_add(np.asarray(count, self.dtype))
+
+    def result(self):
+        return Tensor(_divide_no_nan(self.total._value, self.count._value))

@@ -1,0 +1,86 @@
+"""functional.py runs Keras's functional API: `FunctionalGraph` orders the
+nodes that layer calls on symbolic tensors recorded (layers/keras_tensor.py)
+between some inputs and outputs, and runs them on real tensors."""
+
+from ..core import nest
+from ..layers.keras_tensor import KerasTensor
+
+__all__ = ["FunctionalGraph"]
+
+
+class FunctionalGraph:
+    """The nodes between `inputs` and `outputs`, in an order that runs them."""
+
+    def __init__(self, inputs, outputs):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.flat_inputs = nest.flatten(inputs)
+        for t in self.flat_inputs:
+            if not isinstance(t, KerasTensor) or t.node is not None:
+                raise ValueError(f"Model inputs must be tensors made by tf.keras.Input, got "
+                                 f"{t!r}.")
+        self.flat_outputs = nest.flatten(outputs)
+        for t in self.flat_outputs:
+            if not isinstance(t, KerasTensor):
+                raise ValueError(f"Model outputs must be symbolic tensors computed from the "
+                                 f"inputs, got {t!r}.")
+        self.nodes = self._topological_nodes()
+        reachable = {id(t) for t in self.flat_inputs}
+        for node in self.nodes:
+            for parent in node.parents():
+                if parent.node is None and id(parent) not in reachable:
+                    raise ValueError(f"Graph disconnected: layer {node.layer.name!r} needs the "
+                                     f"input {parent.name!r}, which is not among the model's "
+                                     "inputs.")
+
+    def _topological_nodes(self):
+        """Depth-first post-order from the outputs, iterative (no recursion)."""
+        order, seen = [], set()
+        stack = [(t.node, False) for t in reversed(self.flat_outputs) if t.node is not None]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in seen:
+                continue
+            if expanded:
+                seen.add(id(node))
+                order.append(node)
+                continue
+            stack.append((node, True))
+            for parent in reversed(node.parents()):
+                if parent.node is not None and id(parent.node) not in seen:
+                    stack.append((parent.node, False))
+        return order
+
+    @property
+    def layers(self):
+        """The layers of the graph, each once, in call order."""
+        found, seen = [], set()
+        for node in self.nodes:
+            if id(node.layer) not in seen and not getattr(node.layer, "_is_lambda_op", False):
+                seen.add(id(node.layer))
+                found.append(node.layer)
+        return found
+
+    def run(self, inputs, training=None, mask=None):
+        """Compute the outputs from real `inputs` (same structure as the model's)."""
+        if isinstance(self.inputs, dict) and isinstance(inputs, dict):
+            flat = [inputs[k] for k in sorted(self.inputs)]
+        else:
+            flat = nest.flatten(inputs)
+        if len(flat) != len(self.flat_inputs):
+            raise ValueError(f"The model expects {len(self.flat_inputs)} input(s), got "
+                             f"{len(flat)}.")
+        values = {id(t): v for t, v in zip(self.flat_inputs, flat)}
+
+        def lookup(structure):
+            return nest.map_structure(
+                lambda v: values[id(v)] if isinstance(v, KerasTensor) else v, structure)
+
+        for node in self.nodes:
+            kwargs = lookup(node.kwargs)
+            if training is not None:
+                kwargs.setdefault("training", training)
+            out = node.layer(lookup(node.inputs), *lookup(list(node.args)), **kwargs)
+            for sym, value in zip(nest.flatten(node.outputs), nest.flatten(out)):
+                values[id(sym)] = value
+        return nest.map_structure(lambda t: values[id(t)], self.outputs)

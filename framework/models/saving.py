@@ -1,0 +1,292 @@
+"""saving.py writes and reads models. Every file is written atomically
+(temporary file, fsync, rename), so an interrupted save never replaces a good
+file with half of one.
+
+Weights file (`save_weights`, a NumPy .npz): one array per variable, in
+`model.weights` order, keyed "NNNN:<variable path>" (e.g. "0000:dense/kernel"),
+plus "__format__", plus the optimizer's state under "optimizer/<key>" once it
+has taken a step (as Keras 3's weight files do, so BackupAndRestore resumes
+exactly). Loading matches by position and checks every shape first, so a
+fresh model of the same architecture loads it, and a mismatch changes nothing.
+
+Model file (`model.save`, a zip, conventionally .keras): config.json (the
+architecture from get_config and the compile arguments), model.weights.npz,
+and optimizer.npz (iterations and slots) when the model has an optimizer."""
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+from .. import losses, metrics
+from .. import optimizers as _optimizers
+from ..core import nest
+from ..layers.input_layer import Input
+from ..layers.serialization import deserialize, registered_class
+
+__all__ = ["save_weights", "load_weights", "save_model", "load_model"]
+
+_WEIGHTS_FORMAT = "tapeflow-weights-1"
+_MODEL_FORMAT = "tapeflow-model-1"
+
+
+def atomic_write(filepath, write, overwrite=True):
+    """Call `write(file)` on a temporary file beside `filepath`, then rename it there."""
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath} exists and overwrite=False.")
+    directory = os.path.dirname(os.path.abspath(filepath))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(filepath), dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _weights_arrays(model):
+    arrays = {"__format__": np.array(_WEIGHTS_FORMAT)}
+    for i, v in enumerate(model.weights):
+        arrays[f"{i:04d}:{v.path}"] = np.asarray(v._value)
+    return arrays
+
+
+def _npz_bytes(arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def save_weights(model, filepath, overwrite=True):
+    if str(filepath).endswith(".h5"):
+        raise ValueError(f"tapeflow writes weights as NumPy .npz, not HDF5: use a name like "
+                         f"'model.weights.npz' instead of {filepath!r}.")
+    arrays = _weights_arrays(model)
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and getattr(optimizer, "built", False):
+        arrays.update({f"optimizer/{k}": v for k, v in optimizer.get_state().items()})
+    data = _npz_bytes(arrays)
+    atomic_write(filepath, lambda f: f.write(data), overwrite=overwrite)
+
+
+def _read_npz(source, what):
+    try:
+        with np.load(source, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ValueError(f"Cannot read {what}: the file is truncated, corrupted or not a "
+                         f"tapeflow file ({error}).") from None
+
+
+def _assign_weights(model, arrays, source):
+    if arrays.get("__format__") is None or str(arrays["__format__"]) != _WEIGHTS_FORMAT:
+        raise ValueError(f"{source} is not a tapeflow weights file (no '__format__' entry "
+                         f"{_WEIGHTS_FORMAT!r}).")
+    entries = sorted((k for k in arrays if k[:4].isdigit()), key=lambda k: int(k[:4]))
+    variables = model.weights
+    if not variables and entries:
+        raise ValueError(f"Model {model.name!r} has no weights yet: build it (call it on data "
+                         "or start it with tf.keras.Input) before loading weights.")
+    for i, v in enumerate(variables):
+        if i >= len(entries):
+            raise ValueError(f"{source} holds {len(entries)} weights but model {model.name!r} "
+                             f"has {len(variables)}; the first without a value is "
+                             f"{v.path!r} of shape {tuple(v.shape)}.")
+        stored = arrays[entries[i]]
+        if stored.shape != tuple(v.shape):
+            raise ValueError(f"Weight mismatch at {v.path!r}: the model's shape is "
+                             f"{tuple(v.shape)} but {source} has {stored.shape} (stored as "
+                             f"{entries[i]!r}).")
+    if len(entries) != len(variables):
+        raise ValueError(f"{source} holds {len(entries)} weights but model {model.name!r} has "
+                         f"{len(variables)}; the first extra one is "
+                         f"{entries[len(variables)]!r}.")
+    for v, key in zip(variables, entries):  # every check passed: now write
+        np.copyto(v._value, arrays[key], casting="unsafe")
+
+
+def load_weights(model, filepath):
+    arrays = _read_npz(os.fspath(filepath), f"weights file {filepath}")
+    _assign_weights(model, arrays, filepath)
+    optimizer_state = {k[len("optimizer/"):]: v for k, v in arrays.items()
+                       if k.startswith("optimizer/")}
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer_state and optimizer is not None:
+        optimizer.set_state(optimizer_state, var_list=model.trainable_variables)
+
+
+# -- architecture --------------------------------------------------------------------
+def functional_config(model):
+    graph = model._graph
+    layers = graph.layers
+    for node in graph.nodes:
+        if getattr(node.layer, "_is_lambda_op", False):
+            raise ValueError("This functional model uses Python operators between layers; "
+                             "such nodes cannot be saved. Use layers (e.g. layers.Add) instead.")
+    layer_index = {id(layer): i for i, layer in enumerate(layers)}
+    refs = {id(t): ["input", i] for i, t in enumerate(graph.flat_inputs)}
+    nodes = []
+    for n, node in enumerate(graph.nodes):
+        for k, t in enumerate(nest.flatten(node.outputs)):
+            refs[id(t)] = ["node", n, k]
+
+        def encode(structure):
+            return nest.map_structure(lambda v: {"__ref__": refs[id(v)]} if id(v) in refs
+                                      else v, structure)
+
+        nodes.append({"layer": layer_index[id(node.layer)], "inputs": encode(node.inputs),
+                      "args": encode(list(node.args)), "kwargs": encode(node.kwargs)})
+    return {
+        "name": model.name,
+        "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
+                   for layer in layers],
+        "nodes": nodes,
+        "input_layers": [{"shape": list(t.shape), "dtype": t.dtype.name, "name": t.name}
+                         for t in graph.flat_inputs],
+        "inputs_structure": nest.map_structure(lambda t: {"__ref__": refs[id(t)]},
+                                               graph.inputs),
+        "output_layers": nest.map_structure(lambda t: {"__ref__": refs[id(t)]},
+                                            graph.outputs),
+    }
+
+
+def _is_ref(value):
+    return isinstance(value, dict) and set(value) == {"__ref__"}
+
+
+def _map_refs(structure, fn):
+    if _is_ref(structure):
+        return fn(structure["__ref__"])
+    if isinstance(structure, dict):
+        return {k: _map_refs(v, fn) for k, v in structure.items()}
+    if isinstance(structure, list):
+        return [_map_refs(v, fn) for v in structure]
+    return structure
+
+
+def functional_from_config(cls, config, custom_objects=None):
+    layers = [deserialize(spec, custom_objects) for spec in config["layers"]]
+    inputs = [Input(batch_shape=tuple(spec["shape"]), dtype=spec["dtype"], name=spec["name"])
+              for spec in config["input_layers"]]
+    outputs_by_node = []
+
+    def resolve(ref):
+        if ref[0] == "input":
+            return inputs[ref[1]]
+        return nest.flatten(outputs_by_node[ref[1]])[ref[2]]
+
+    for node in config["nodes"]:
+        layer = layers[node["layer"]]
+        out = layer(_map_refs(node["inputs"], resolve), *_map_refs(node["args"], resolve),
+                    **_map_refs(node["kwargs"], resolve))
+        outputs_by_node.append(out)
+    return cls(inputs=_map_refs(config["inputs_structure"], resolve),
+               outputs=_map_refs(config["output_layers"], resolve), name=config["name"])
+
+
+# -- whole models --------------------------------------------------------------------
+def save_model(model, filepath, overwrite=True, include_optimizer=True):
+    config = {"format": _MODEL_FORMAT, "class_name": type(model).__name__,
+              "config": model.get_config(), "compile": model._compile_config}
+    members = {"config.json": json.dumps(config, default=_json_default).encode(),
+               "model.weights.npz": _npz_bytes(_weights_arrays(model))}
+    if include_optimizer and model.optimizer is not None:
+        members["optimizer.npz"] = _npz_bytes(_optimizer_arrays(model))
+
+    def write(f):
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+
+    atomic_write(filepath, write, overwrite=overwrite)
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if hasattr(value, "name") and hasattr(value, "as_numpy_dtype"):
+        return value.name
+    if hasattr(value, "get_config"):
+        return {"class_name": type(value).__name__, "config": value.get_config()}
+    raise TypeError(f"Cannot save {value!r} of type {type(value).__name__} in a model config.")
+
+
+def _optimizer_arrays(model):
+    """Optimizer state keyed by the variables' positions in model.trainable_variables."""
+    store = {}
+    model.optimizer.save_own_variables(store)
+    optimizer = model.optimizer
+    arrays = {"__format__": np.array(_MODEL_FORMAT),
+              "__config__": np.array(json.dumps({"class_name": type(optimizer).__name__,
+                                                 "config": optimizer.get_config()},
+                                                default=_json_default))}
+    arrays.update({k: np.asarray(v) for k, v in store.items()})
+    return arrays
+
+
+def _deserialize_spec(spec, get):
+    """Undo Model._serialize_spec: configs become objects, names stay names."""
+    if isinstance(spec, dict):
+        if "class_name" in spec and "config" in spec:
+            return get(spec)
+        return {k: _deserialize_spec(v, get) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_deserialize_spec(v, get) for v in spec]
+    return spec
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """Rebuild a model saved by `model.save`: architecture, weights, optimizer state.
+
+    Raises:
+        ValueError: for a truncated, corrupted or foreign file, naming it.
+    """
+    filepath = os.fspath(filepath)
+    try:
+        with zipfile.ZipFile(filepath) as archive:
+            config = json.loads(archive.read("config.json"))
+            weights = _read_npz(io.BytesIO(archive.read("model.weights.npz")),
+                                f"the weights in {filepath}")
+            optimizer_state = (_read_npz(io.BytesIO(archive.read("optimizer.npz")),
+                                         f"the optimizer state in {filepath}")
+                               if "optimizer.npz" in archive.namelist() else None)
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
+        raise ValueError(f"Cannot load model {filepath}: the file is truncated, corrupted or "
+                         f"not a tapeflow model ({error}).") from None
+    if config.get("format") != _MODEL_FORMAT:
+        raise ValueError(f"{filepath} is not a tapeflow model file.")
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or registered_class(name)
+    if cls is None:
+        raise ValueError(f"Unknown model class {name!r}: pass it in custom_objects.")
+    model = cls.from_config(config["config"], custom_objects=custom_objects) if name in (
+        "Sequential", "Model", "Functional") else cls.from_config(config["config"])
+    _assign_weights(model, weights, filepath)
+    compile_config = config.get("compile")
+    if compile and compile_config is not None:
+        optimizer = None
+        if optimizer_state is not None and "__config__" in optimizer_state:
+            spec = json.loads(str(optimizer_state["__config__"]))
+            optimizer = getattr(_optimizers, spec["class_name"]).from_config(spec["config"])
+        model.compile(optimizer=optimizer or "rmsprop",
+                      loss=_deserialize_spec(compile_config.get("loss"), losses.get),
+                      metrics=_deserialize_spec(compile_config.get("metrics"), metrics.get),
+                      weighted_metrics=_deserialize_spec(compile_config.get("weighted_metrics"),
+                                                         metrics.get),
+                      loss_weights=compile_config.get("loss_weights"))
+        if optimizer_state is not None:
+            state = {k: v for k, v in optimizer_state.items() if not k.startswith("__")}
+            model.optimizer.build(model.trainable_variables)
+            model.optimizer.load_own_variables(state)
+    return model
