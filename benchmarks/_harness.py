@@ -1,5 +1,5 @@
 """_harness.py holds the timing machinery shared by the workloads of
-BENCHMARKS.md: warm-up, interleaved repeats, medians and ranges, the result
+docs/BENCHMARKS.md: warm-up, interleaved repeats, medians and ranges, the result
 rows, guarded imports of the peer frameworks, machine information and the
 printed table. It knows nothing about any one workload."""
 

@@ -1,4 +1,4 @@
-"""run.py runs the benchmark workloads of BENCHMARKS.md (W1-W7) for tapeflow,
+"""run.py runs the benchmark workloads of docs/BENCHMARKS.md (W1-W7) for tapeflow,
 hand-written NumPy and whichever of PyTorch, TensorFlow and JAX are
 importable, interleaved in one process, and prints one table.
 

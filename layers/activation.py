@@ -5,8 +5,8 @@ in tapeflow.activations; these layers add configuration and weights."""
 import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
-from ..api.array_ops import cast
-from ..math import add, multiply, negative, subtract
+from ..api.array_ops import cast, stop_gradient
+from ..math import add, divide, exp, multiply, negative, reduce_max, reduce_sum, subtract
 from ..nn import relu as _relu
 from ..core.tensor import Tensor
 from .base import InputSpec, Layer
@@ -182,8 +182,6 @@ class Softmax(_Elementwise):
 
     @staticmethod
     def _softmax_axes(x, axes):
-        from ..api.array_ops import stop_gradient
-        from ..math import divide, exp, reduce_max, reduce_sum
         shifted = subtract(x, stop_gradient(reduce_max(x, axis=axes, keepdims=True)))
         e = exp(shifted)
         return divide(e, reduce_sum(e, axis=axes, keepdims=True))

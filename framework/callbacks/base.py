@@ -1,7 +1,7 @@
-"""callbacks_base.py owns the `Callback` base class (every hook of
+"""base.py owns the `Callback` base class (every hook of
 `tf.keras.callbacks.Callback`, doing nothing), the list of hook names and the
 log helpers the standard callbacks share. The callbacks themselves live in
-callbacks.py, progbar.py and callbacks_io.py."""
+steering.py, progbar.py and file_writers.py."""
 
 import numbers
 import sys

@@ -1,4 +1,4 @@
-"""callbacks_io.py owns the callbacks that write files during training:
+"""file_writers.py owns the callbacks that write files during training:
 `ModelCheckpoint` (model or weights saves), `CSVLogger` (one row per epoch)
 and `BackupAndRestore` (resumable training state). They reach the model only
 through `save`/`save_weights`/`load_weights`, as each docstring says."""

@@ -1,8 +1,8 @@
-"""callbacks.py owns `tf.keras.callbacks`: `CallbackList` (which `fit`/
+"""steering.py owns `CallbackList` (which `fit`/
 `evaluate`/`predict` drive), History and the callbacks that steer training
 (EarlyStopping, the learning-rate ones, TerminateOnNaN, LambdaCallback); it
-re-exports `Callback` (callbacks_base.py), `ProgbarLogger` (progbar.py) and the
-file-writing callbacks (callbacks_io.py). Callbacks never import the model module."""
+re-exports `Callback` (base.py), `ProgbarLogger` (progbar.py) and the
+file-writing callbacks (file_writers.py). Callbacks never import the model module."""
 
 import math
 import warnings

@@ -1,4 +1,4 @@
-"""_args.py: argument checking shared by the public op wrappers, so that bad
+"""args.py: argument checking shared by the public op wrappers, so that bad
 input fails with an InvalidArgumentError naming the op and the shapes."""
 
 from .errors import InvalidArgumentError

@@ -1,4 +1,4 @@
-"""_lookup.py: the `serialize` / `deserialize` / `get` trio that Keras gives each
+"""lookup.py: the `serialize` / `deserialize` / `get` trio that Keras gives each
 family of options (regularizers, constraints), written once."""
 
 __all__ = ["Lookup", "function_or_instance"]

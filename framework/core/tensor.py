@@ -151,7 +151,7 @@ class Tensor:
     def __deepcopy__(self, memo):
         return self
 
-    # Operators and methods such as __add__ are attached by ops/operators.py,
+    # Operators and methods such as __add__ are attached by api/operators.py,
     # which owns the mapping from Python syntax to ops.
 
 

@@ -1,4 +1,4 @@
-"""keras.py is the `tapeflow.keras` alias namespace: `tf.keras.layers is
+"""keras/ is the `tapeflow.keras` alias namespace: `tf.keras.layers is
 tapeflow.layers`, likewise optimizers, losses, metrics, callbacks, datasets,
 Model, Sequential and Input. It holds no code of its own; members resolve
 lazily, so pieces that have not landed yet simply are not there."""

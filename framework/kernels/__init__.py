@@ -1,5 +1,5 @@
 """Numba kernels: ndarrays in, ndarrays out; no Tensor, no tape.
 
 Importing this package imports nothing heavy. Each kernel module imports
-numba through `_numba` when an op first needs it.
+numba through runtime/jit.py when an op first needs it.
 """

@@ -1,8 +1,8 @@
-"""loss_functions.py owns the Keras loss functions (`tf.keras.losses.mse`,
+"""functions.py owns the Keras loss functions (`tf.keras.losses.mse`,
 `binary_crossentropy`, ...), each returning one value per sample, and the
 conversion and rank helpers they share. They are written with tapeflow ops so
 that tapes record them; cross-entropies from logits call the fused ops of
-`tf.nn`. The Loss classes and reductions live in losses.py."""
+`tf.nn`. The Loss classes and reductions live in losses.py beside it."""
 
 import numpy as np
 

@@ -1,7 +1,7 @@
-"""losses.py owns the Keras losses namespace (`tf.keras.losses`): the `Loss`
+"""losses.py owns the Keras losses (`tf.keras.losses`): the `Loss`
 base class with Keras 3's reductions and sample weighting, the Loss classes
 (one per loss function), and `get`/`serialize`/`deserialize` by Keras name.
-The loss functions themselves live in loss_functions.py and are re-exported here."""
+The loss functions themselves live in functions.py and are re-exported here."""
 
 import numpy as np
 

@@ -1,8 +1,8 @@
-"""metrics.py owns the Keras metrics namespace (`tf.keras.metrics`): the
-accuracy functions and metrics, the loss-function metrics, `get`, and `resolve`
+"""accuracy_metrics.py owns what `tf.keras.metrics` holds beyond the base
+and the confusion-matrix metrics: the accuracy functions and metrics, the loss-function metrics, `get`, and `resolve`
 which turns a `compile(metrics=...)` entry, including 'accuracy', into a Metric.
-It re-exports `Metric`, `Mean`, `Sum` (metrics_base.py) and `Precision`,
-`Recall`, `AUC` (metrics_confusion.py). Loss functions double as metric functions."""
+It re-exports `Metric`, `Mean`, `Sum` (base.py) and `Precision`,
+`Recall`, `AUC` (confusion.py). Loss functions double as metric functions."""
 
 import numpy as np
 

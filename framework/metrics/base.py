@@ -1,7 +1,7 @@
-"""metrics_base.py owns the `Metric` base class (state in non-trainable
+"""base.py owns the `Metric` base class (state in non-trainable
 Variables, updated from NumPy arrays, never on a tape), the `Sum` and `Mean`
 reductions, and the NumPy helpers (rank matching, sample weighting) that every
-metric module shares. Concrete metrics live in metrics.py and metrics_confusion.py."""
+metric module shares. Concrete metrics live in accuracy_metrics.py and confusion.py."""
 
 import numpy as np
 

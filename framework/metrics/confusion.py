@@ -1,4 +1,4 @@
-"""metrics_confusion.py owns the confusion-matrix metrics: `Precision`, `Recall`
+"""confusion.py owns the confusion-matrix metrics: `Precision`, `Recall`
 and `AUC`, which count true/false positives/negatives of `y_pred > threshold`
 for each threshold, and the checks of their thresholds."""
 

@@ -1,4 +1,4 @@
-"""models.py is the `tf.keras.models` namespace: Model, Sequential, Input and
+"""models/ is the `tf.keras.models` namespace: Model, Sequential, Input and
 `load_model`. It holds no code of its own."""
 
 from ..layers.input_layer import Input

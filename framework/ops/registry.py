@@ -1,7 +1,7 @@
 """registry.py defines what an op is: a forward function on ndarrays plus one
 VJP per input, written with tapeflow ops. Calling an op runs the forward and,
 when a recording tape tracks one of its inputs, leaves one small record on
-that tape. The backward walk itself lives in tape.py."""
+that tape. The recording stack is core/record.py's, the backward walk autodiff/tape.py's."""
 
 import functools
 

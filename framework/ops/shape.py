@@ -1,7 +1,7 @@
 """shape.py: primitives that move values without arithmetic -- reshape,
 transpose, broadcasting and its inverse, concatenation, indexing with its
 scatter, and gather with its scatter-add (a Numba kernel). Each VJP keeps any
-leading batch-of-cotangent axes in place. Argument checks live in array_ops.py."""
+leading batch-of-cotangent axes in place. Argument checks live in api/array_ops.py."""
 
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""testing.py checks gradients numerically: `gradcheck` compares the tape's
+"""gradients.py checks gradients numerically: `gradcheck` compares the tape's
 VJPs (and Jacobians) with central finite differences in float64, first and
 second order; `compute_gradient` is TF's `tf.test.compute_gradient`."""
 
@@ -164,7 +164,7 @@ def compute_gradient(f, x, delta=None):
 
 
 
-# Shapes every elementwise op is checked over (STYLE.md): one-input shapes and
+# Shapes every elementwise op is checked over (docs/STYLE.md): one-input shapes and
 # broadcasting pairs.
 UNARY_SHAPES = [(), (3,), (2, 3)]
 BINARY_SHAPES = [((), ()), ((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)),

@@ -1,5 +1,5 @@
-"""layer_testing.py holds `check_layer`, the one shared check every layer's tests
-run (STYLE.md): output shape, weight counts, config round trip, float64
+"""layers.py holds `check_layer`, the one shared check every layer's tests
+run (docs/STYLE.md): output shape, weight counts, config round trip, float64
 gradient checks with respect to the inputs and the weights, and a training
 step that lowers a loss. It imports tapeflow.layers lazily (it sits above it)."""
 

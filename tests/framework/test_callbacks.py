@@ -1,5 +1,5 @@
 """Callbacks, driven by a small fake model and a hand-written epoch loop (not
-framework/model.py): hook dispatch, History, the progress display, and the
+framework/models/): hook dispatch, History, the progress display, and the
 decisions of the standard callbacks."""
 
 import csv

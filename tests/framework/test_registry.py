@@ -3,7 +3,7 @@
 Test modules list their cases in `GRADCHECK_CASES`; this test runs each case's
 function once on a tape (cheap: no finite differences) and collects the ops
 recorded, including those of the backward pass. An op that no case reaches
-has no numerical gradient check, which STYLE.md does not allow.
+has no numerical gradient check, which docs/STYLE.md does not allow.
 """
 
 import importlib.util

@@ -1,5 +1,5 @@
 """BatchNormalization, LayerNormalization and GroupNormalization against NumPy
-references (KERAS_NOTES.md), with gradients in training and inference mode."""
+references (docs/KERAS_NOTES.md), with gradients in training and inference mode."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Seed 004's optimizer loops (W1 of BENCHMARKS.md): 1000 SGD(0.01) steps on
+"""Seed 004's optimizer loops (W1 of docs/BENCHMARKS.md): 1000 SGD(0.01) steps on
 y = x^2 - 2x + 1 from x = 0 reach float32(1 - 0.98^1000) = 0.99999857."""
 
 import numpy as np

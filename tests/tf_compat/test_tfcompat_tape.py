@@ -1,6 +1,6 @@
 """Differential tests: GradientTape semantics of tapeflow against real TensorFlow --
 None vs zeros, integer sources, persistence, jacobians and the error types and messages
-KERAS_NOTES.md lists. Skipped when TensorFlow is not installed."""
+docs/KERAS_NOTES.md lists. Skipped when TensorFlow is not installed."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """W7: an MLP trained with `fit` on the real MNIST test files reaches 0.95 held out.
 
-Like the peers' figure in BENCHMARKS.md, the accuracy is the mean over three
+Like the peers' figure in docs/BENCHMARKS.md, the accuracy is the mean over three
 seeds: one seed alone moves it by about +-0.004 around 0.953."""
 
 from pathlib import Path
