@@ -1,0 +1,35 @@
+"""tapeflow.math is the public `tf.math` namespace: it converts and checks the
+arguments, then calls the primitives of ops/ (which hold the math and VJPs).
+Functions built from primitives (softsign, selu, logsumexp, ...) need no VJP
+of their own. `__all__` is exported top-level (`tf.add`); the activations of
+`NN_ACTIVATIONS` are tf.math/tf.nn names only, re-exported by tapeflow.nn.
+The functions live in elementwise.py, activations.py, reductions.py and
+comparisons.py."""
+
+from .activations import *  # noqa: F401,F403
+from .comparisons import *  # noqa: F401,F403
+from .elementwise import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+
+__all__ = [
+    # arithmetic
+    "add", "subtract", "multiply", "divide", "truediv", "divide_no_nan", "floordiv",
+    "floormod", "mod", "pow", "negative", "reciprocal", "square", "squared_difference",
+    "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "abs", "sign", "maximum", "minimum",
+    "clip_by_value", "add_n", "where", "floor", "ceil", "round", "is_nan", "is_finite",
+    "is_inf",
+    # transcendental
+    "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "tanh", "sigmoid", "erf",
+    "erfc",
+    # reductions and scans
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+    "reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_all", "reduce_any",
+    "reduce_euclidean_norm", "argmax", "argmin", "count_nonzero", "cumsum", "cumprod",
+    # comparisons and logic (not differentiable)
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+    "logical_or", "logical_not", "logical_xor",
+]
+
+# tf.nn activations defined here (most are tf.math names too); not top-level in TF.
+NN_ACTIVATIONS = ("relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish",
+                  "softplus", "softsign", "log_sigmoid", "sigmoid", "tanh")

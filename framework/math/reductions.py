@@ -1,0 +1,182 @@
+"""reductions.py: tf.math's reductions (reduce_*, argmax/argmin,
+count_nonzero) and scans (cumsum, cumprod): axis and dtype checks, TF's
+results for empty and integer inputs, then the primitives of ops/reduce.py.
+Elementwise functions and comparisons are the sibling modules'."""
+
+import builtins
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.args import normalize_axis
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, as_tensor
+from ..ops import math as _m
+from ..ops import reduce as _r
+from ..ops import shape as _s
+from ._checks import float_input
+
+__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+           "reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_all", "reduce_any",
+           "reduce_euclidean_norm", "argmax", "argmin", "count_nonzero", "cumsum", "cumprod"]
+
+
+def _reduce_args(input_tensor, axis, tf_name, allow_bool=False):
+    x = as_tensor(input_tensor)
+    if x._value.dtype.kind == "b" and not allow_bool:
+        raise TypeError(f"{tf_name} is not defined for bool tensors; cast first.")
+    return x, normalize_axis(axis, x._value.ndim, tf_name, x._value.shape)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Sum over `axis` (all axes when None); the dtype is kept, as tf.reduce_sum.
+
+    Raises:
+        InvalidArgumentError: for an axis outside the tensor's rank.
+    """
+    x, axes = _reduce_args(input_tensor, axis, "Sum")
+    return _r.reduce_sum(x, axis=axes, keepdims=builtins.bool(keepdims))
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean over `axis`; integer tensors give the truncated integer mean, as TF."""
+    x, axes = _reduce_args(input_tensor, axis, "Mean")
+    keepdims = builtins.bool(keepdims)
+    if x._value.dtype.kind in "iu":
+        total = np.sum(x._value, axis=axes, keepdims=keepdims, dtype=np.int64)
+        count = max(_r._count(x._value.shape, axes), 1)
+        mean = np.sign(total) * (np.abs(total) // count)
+        return Tensor(np.asarray(mean).astype(x._value.dtype))
+    return _r.reduce_mean(x, axis=axes, keepdims=keepdims)
+
+
+def _extremum(op, np_fn, tf_name, lowest):
+    def apply(input_tensor, axis=None, keepdims=False, name=None):
+        x, axes = _reduce_args(input_tensor, axis, tf_name, allow_bool=True)
+        if x._value.size == 0:  # TF: the identity of the reduction (-inf for max)
+            dtype = x._value.dtype
+            info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+            start = (-np.inf if lowest else np.inf) if dtype.kind == "f" else (
+                info.min if lowest else info.max)
+            return Tensor(np.asarray(np_fn(x._value, axis=axes, keepdims=builtins.bool(
+                keepdims), initial=start)))
+        return op(x, axis=axes, keepdims=builtins.bool(keepdims))
+    apply.__name__ = op.name
+    apply.__doc__ = (f"{op.name} over `axis`; tied entries share the gradient evenly, as "
+                     f"TF.\n\nRaises:\n    InvalidArgumentError: for an invalid axis.\n")
+    return apply
+
+
+reduce_max = _extremum(_r.reduce_max, np.max, "Max", lowest=True)
+reduce_min = _extremum(_r.reduce_min, np.min, "Min", lowest=False)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    """Product over `axis`; the gradient is exact when entries are zero."""
+    x, axes = _reduce_args(input_tensor, axis, "Prod")
+    return _r.reduce_prod(x, axis=axes, keepdims=builtins.bool(keepdims))
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed stably (the max is subtracted first)."""
+    x = float_input(input_tensor, "ReduceLogSumExp")
+    axes = normalize_axis(axis, x._value.ndim, "ReduceLogSumExp", x._value.shape)
+    top = np.max(x._value, axis=axes, keepdims=True, initial=-np.inf)
+    top = Tensor(np.where(np.isfinite(top), top, 0).astype(x._value.dtype))  # a constant
+    summed = _r.reduce_sum(_m.exp(_m.subtract(x, top)), axis=axes, keepdims=True)
+    result = _m.add(_m.log(summed), top)
+    if not keepdims:
+        shape = x._value.shape
+        result = _s.reshape(result, shape=() if axes is None else tuple(
+            d for i, d in enumerate(shape) if i not in axes))
+    return result
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The (biased) variance over `axis`: mean of squared deviations from the mean."""
+    x = float_input(input_tensor, "ReduceVariance")
+    axes = normalize_axis(axis, x._value.ndim, "ReduceVariance", x._value.shape)
+    mean = _r.reduce_mean(x, axis=axes, keepdims=True)
+    return _r.reduce_mean(_m.square(_m.subtract(x, mean)), axis=axes,
+                          keepdims=builtins.bool(keepdims))
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(reduce_variance); its gradient is infinite where the variance is 0, as TF."""
+    return _m.sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x ** 2)) over `axis`."""
+    x = float_input(input_tensor, "EuclideanNorm")
+    axes = normalize_axis(axis, x._value.ndim, "EuclideanNorm", x._value.shape)
+    return _m.sqrt(_r.reduce_sum(_m.square(x), axis=axes, keepdims=builtins.bool(keepdims)))
+
+
+def _logical_reduction(np_fn, tf_name):
+    def apply(input_tensor, axis=None, keepdims=False, name=None):
+        x = as_tensor(input_tensor)
+        if x._value.dtype.kind != "b":
+            raise TypeError(f"{tf_name} needs a bool tensor, got {x.dtype.name}; compare or "
+                            "cast first.")
+        axes = normalize_axis(axis, x._value.ndim, tf_name, x._value.shape)
+        return Tensor(np.asarray(np_fn(x._value, axis=axes, keepdims=builtins.bool(keepdims))))
+    apply.__name__ = np_fn.__name__
+    apply.__doc__ = f"Logical {np_fn.__name__} over `axis` (not differentiable)."
+    return apply
+
+
+reduce_all = _logical_reduction(np.all, "All")
+reduce_any = _logical_reduction(np.any, "Any")
+
+
+def _single_axis(x, axis, tf_name):
+    if x._value.ndim == 0:
+        raise InvalidArgumentError(f"{tf_name}: expected a tensor of rank >= 1, got a scalar.")
+    return normalize_axis(int(axis), x._value.ndim, tf_name, x._value.shape)[0]
+
+
+def _index_reduction(np_fn, tf_name):
+    def apply(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+        x = as_tensor(input)
+        out = dtypes.as_dtype(output_type)
+        if out not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"{tf_name}: output_type must be int32 or int64, got {out.name}.")
+        a = _single_axis(x, 0 if axis is None else axis, tf_name)
+        if x._value.shape[a] == 0:
+            raise InvalidArgumentError(f"{tf_name}: reduction axis {a} of shape "
+                                       f"{list(x._value.shape)} is empty.")
+        return Tensor(np.asarray(np_fn(x._value, axis=a)).astype(out._np))
+    apply.__name__ = np_fn.__name__
+    apply.__doc__ = (f"Index of the {np_fn.__name__[3:]} along `axis` (default 0), as int64 "
+                     "(or `output_type`); not differentiable.")
+    return apply
+
+
+argmax = _index_reduction(np.argmax, "ArgMax")
+argmin = _index_reduction(np.argmin, "ArgMin")
+
+
+def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
+    """The number of nonzero entries over `axis`, as int64 (or `dtype`)."""
+    x = as_tensor(input)
+    axes = normalize_axis(axis, x._value.ndim, "count_nonzero", x._value.shape)
+    counts = np.count_nonzero(x._value, axis=axes, keepdims=builtins.bool(keepdims))
+    return Tensor(np.asarray(counts).astype(dtypes.as_dtype(dtype)._np))
+
+
+def _scan(op, tf_name):
+    def apply(x, axis=0, exclusive=False, reverse=False, name=None):
+        x = as_tensor(x)
+        if x._value.dtype.kind == "b":
+            raise TypeError(f"{tf_name} is not defined for bool tensors; cast first.")
+        a = _single_axis(x, axis, tf_name)
+        return op(x, axis=a, exclusive=builtins.bool(exclusive), reverse=builtins.bool(reverse))
+    apply.__name__ = op.name
+    apply.__doc__ = (f"Cumulative {op.name[3:]} along `axis`; `exclusive` leaves out each "
+                     "entry itself, `reverse` runs from the end, as TF.")
+    return apply
+
+
+cumsum = _scan(_r.cumsum, "Cumsum")
+cumprod = _scan(_r.cumprod, "Cumprod")
