@@ -1,56 +1,21 @@
 """model.py owns `Model`: a Layer that can be compiled and trained. The math
 of one step lives in `train_step`/`test_step`/`predict_step`; `fit`,
-`evaluate` and `predict` only orchestrate batches, epochs and callbacks.
-Functional graphs live in functional.py, data handling in training_data.py,
-files in saving.py and the summary table in summary.py."""
-
-import numpy as np
+`evaluate` and `predict` hand the batches, epochs and callbacks to
+training/loops.py. Functional graphs live in functional.py, compile utilities
+and data handling in training/, files in saving.py, the summary in summary.py."""
 
 from .. import metrics as _metrics_module
 from .. import optimizers as _optimizers
-from .. import random as _random
-from ..callbacks import CallbackList
-from ..core import nest
-from ..training.compile_utils import LossContainer, MetricContainer
-from .functional import FunctionalGraph
-from ..layers.base import Layer, _uniquify
 from ..autodiff.tape import GradientTape
-from ..core.tensor import Tensor
+from ..layers.base import Layer, _uniquify
+from ..training import loops
+from ..training.compile_utils import LossContainer, MetricContainer
+from ..training.data_adapter import unpack_x_y_sample_weight
+from .functional import FunctionalGraph
 from .saving import functional_config, functional_from_config, load_weights, save_model, save_weights
 from .summary import print_summary
-from ..training.data_adapter import make_data, train_validation_split, unpack_x_y_sample_weight
 
 __all__ = ["Model"]
-
-
-def _to_tensors(structure):
-    if structure is None:
-        return None
-    return nest.map_structure(lambda a: a if isinstance(a, Tensor) else Tensor(a), structure)
-
-
-def _batch_tuple(x, y, sample_weight):
-    if y is None and sample_weight is None:
-        return (x,)
-    return (x, y) if sample_weight is None else (x, y, sample_weight)
-
-
-def _flat_logs(raw):
-    """Logs as Python floats; dict results (compile_metrics) are spread out."""
-    logs = {}
-    for key, value in raw.items():
-        if isinstance(value, dict):
-            logs.update(_flat_logs(value))
-        else:
-            logs[key] = _log_value(value)
-    return logs
-
-
-def _log_value(value):
-    if isinstance(value, Tensor):
-        value = value._value
-    value = np.asarray(value)
-    return float(value) if value.size == 1 else value
 
 
 def _serialize_spec(spec):
@@ -189,11 +154,6 @@ class Model(Layer):
             "loss_weights": loss_weights})
         object.__setattr__(self, "compiled", True)
 
-    def _assert_compiled(self, what):
-        if not self.compiled:
-            raise RuntimeError(f"You must compile your model before {what}: call "
-                               "`model.compile(optimizer, loss)`.")
-
     @property
     def metrics(self):
         """The loss tracker, per-output loss trackers, then the compiled metrics.
@@ -276,18 +236,7 @@ class Model(Layer):
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
-    # -- loops -----------------------------------------------------------------------
-    def _callbacks(self, callbacks, verbose, epochs, steps, mode):
-        if isinstance(callbacks, CallbackList):
-            return callbacks
-        verbose = 1 if verbose == "auto" else int(verbose)
-        return CallbackList(callbacks, add_history=mode == "fit", add_progbar=verbose != 0,
-                            model=self, verbose=verbose, epochs=epochs, steps=steps)
-
-    def _shuffle_seed(self):
-        seed = _random._state.get("seed")
-        return seed if seed is not None else int(_random.generator().integers(2**62))
-
+    # -- loops: training/loops.py runs them ---------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
@@ -304,118 +253,30 @@ class Model(Layer):
             ValueError: for mismatched data lengths, NaN in the data, or a
                 validation_split with a generator.
         """
-        self._assert_compiled("training it")
-        if validation_split and validation_data is None:
-            (x, y, sample_weight), validation_data = train_validation_split(
-                x, y, sample_weight, validation_split)
-        data = make_data(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
-                         seed=self._shuffle_seed(), class_weight=class_weight)
-        validation = None
-        if validation_data is not None:
-            vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
-            validation = make_data(vx, vy, vsw, validation_batch_size or batch_size,
-                                   steps_per_epoch=validation_steps)
-        cb = self._callbacks(callbacks, verbose, epochs, data.steps, "fit")
-        object.__setattr__(self, "stop_training", False)
-        cb.on_train_begin()
-        # BackupAndRestore restores a backup in on_train_begin and says where to resume.
-        resume_at = self.__dict__.pop("_initial_epoch", None)
-        if resume_at is not None:
-            initial_epoch = max(initial_epoch, resume_at)
-        logs = {}
-        for epoch in range(initial_epoch, epochs):
-            self.reset_metrics()
-            cb.on_epoch_begin(epoch)
-            step_logs = {}
-            for step, (bx, by, bsw) in enumerate(data.epoch(epoch)):
-                cb.on_train_batch_begin(step)
-                raw = self.train_step(_batch_tuple(_to_tensors(bx), _to_tensors(by), bsw))
-                step_logs = _flat_logs(raw)
-                cb.on_train_batch_end(step, step_logs)
-                if self.stop_training:
-                    break
-            logs = dict(step_logs)
-            if validation is not None and (epoch + 1) % validation_freq == 0 and \
-                    not self.stop_training:
-                val_logs = self._evaluate_data(validation, callbacks=None)
-                logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            cb.on_epoch_end(epoch, logs)
-            if self.stop_training:
-                break
-        cb.on_train_end(logs)
-        return self.history
-
-    def _evaluate_data(self, data, callbacks, verbose=0):
-        cb = callbacks
-        self.reset_metrics()
-        if cb is not None:
-            cb.on_test_begin()
-        logs = {}
-        for step, (bx, by, bsw) in enumerate(data.epoch(0)):
-            if cb is not None:
-                cb.on_test_batch_begin(step)
-            raw = self.test_step(_batch_tuple(_to_tensors(bx), _to_tensors(by), bsw))
-            logs = _flat_logs(raw)
-            if cb is not None:
-                cb.on_test_batch_end(step, logs)
-        if cb is not None:
-            cb.on_test_end(logs)
-        return logs
+        return loops.fit(
+            self, x, y, batch_size, epochs, verbose, callbacks, validation_split,
+            validation_data, shuffle, class_weight, sample_weight, initial_epoch,
+            steps_per_epoch, validation_steps, validation_batch_size, validation_freq)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False, **kwargs):
         """The loss and metrics on the data: a scalar, a list, or a dict (`return_dict`)."""
-        self._assert_compiled("evaluating it")
-        data = make_data(x, y, sample_weight, batch_size, steps_per_epoch=steps)
-        cb = self._callbacks(callbacks, verbose, 1, data.steps, "evaluate")
-        logs = self._evaluate_data(data, cb)
-        if return_dict:
-            return logs
-        values = [logs[name] for name in self.metrics_names if name in logs]
-        return values[0] if len(values) == 1 else values
+        return loops.evaluate(self, x, y, batch_size, verbose, sample_weight, steps, callbacks,
+                              return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs on `x`, batch by batch, as NumPy arrays."""
-        data = make_data(x, None, None, batch_size, steps_per_epoch=steps)
-        cb = self._callbacks(callbacks, verbose, 1, data.steps, "predict")
-        cb.on_predict_begin()
-        outputs = []
-        for step, (bx, _, _) in enumerate(data.epoch(0)):
-            cb.on_predict_batch_begin(step)
-            out = self.predict_step((_to_tensors(bx),))
-            outputs.append(nest.map_structure(lambda t: np.asarray(t._value), out))
-            cb.on_predict_batch_end(step, {"outputs": out})
-        cb.on_predict_end()
-        if not outputs:
-            raise ValueError("predict got no data: x is empty.")
-        flat = [nest.flatten(o) for o in outputs]
-        joined = [np.concatenate(parts) for parts in zip(*flat)]
-        return nest.pack_sequence_as(outputs[0], joined)
+        return loops.predict(self, x, batch_size, verbose, steps, callbacks)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
-        self._assert_compiled("training it")
-        data = make_data(x, y, sample_weight, batch_size=len(nest.flatten(
-            nest.map_structure(np.asarray, x))[0]), class_weight=class_weight)
-        self.reset_metrics()
-        bx, by, bsw = next(iter(data.epoch(0)))
-        logs = _flat_logs(self.train_step(_batch_tuple(_to_tensors(bx), _to_tensors(by), bsw)))
-        return logs if return_dict else (list(logs.values()) if len(logs) > 1
-                                         else next(iter(logs.values())))
+        return loops.train_on_batch(self, x, y, sample_weight, class_weight, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
-        self._assert_compiled("evaluating it")
-        self.reset_metrics()
-        logs = _flat_logs(self.test_step(
-            _batch_tuple(_to_tensors(nest.map_structure(np.asarray, x)),
-                         _to_tensors(None if y is None else nest.map_structure(np.asarray, y)),
-                         sample_weight)))
-        return logs if return_dict else (list(logs.values()) if len(logs) > 1
-                                         else next(iter(logs.values())))
+        return loops.test_on_batch(self, x, y, sample_weight, return_dict)
 
     def predict_on_batch(self, x):
-        out = self.predict_step((_to_tensors(nest.map_structure(np.asarray, x)),))
-        return nest.map_structure(lambda t: np.asarray(t._value), out)
+        return loops.predict_on_batch(self, x)
 
     # -- saving ----------------------------------------------------------------------
     def save_weights(self, filepath, overwrite=True):

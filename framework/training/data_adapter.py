@@ -1,4 +1,4 @@
-"""training_data.py turns what `fit`, `evaluate` and `predict` accept (arrays,
+"""data_adapter.py turns what `fit`, `evaluate` and `predict` accept (arrays,
 tensors, dicts and lists of them, Python generators, `tapeflow.data.Dataset`)
 into epochs of NumPy batches `(x, y, sample_weight)`. It checks the data up
 front, so that bad input fails before the first step with a clear message."""

@@ -1,0 +1,212 @@
+"""loops.py owns the loops behind `Model.fit`, `evaluate`, `predict` and the
+`*_on_batch` methods: epochs and batches, the validation split and pass,
+driving callbacks (History, the progress bar), `stop_training`, and packing
+logs into what Keras returns. The math of one step is the model's
+(`train_step`, `test_step`, `predict_step`); batching is data_adapter.py's."""
+
+import numpy as np
+
+from .. import random as _random
+from ..callbacks import CallbackList
+from ..core import nest
+from ..core.tensor import Tensor
+from .data_adapter import make_data, train_validation_split, unpack_x_y_sample_weight
+
+__all__ = ["fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch"]
+
+
+# -- batches in, logs out ------------------------------------------------------------
+def _to_tensors(structure):
+    if structure is None:
+        return None
+    return nest.map_structure(lambda a: a if isinstance(a, Tensor) else Tensor(a), structure)
+
+
+def _batch_tuple(x, y, sample_weight):
+    """What a step receives: (x,), (x, y) or (x, y, sample_weight), x and y as Tensors."""
+    x, y = _to_tensors(x), _to_tensors(y)
+    if y is None and sample_weight is None:
+        return (x,)
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+def _flat_logs(raw):
+    """Logs as Python floats; dict results (compile_metrics) are spread out."""
+    logs = {}
+    for key, value in raw.items():
+        if isinstance(value, dict):
+            logs.update(_flat_logs(value))
+        else:
+            logs[key] = _log_value(value)
+    return logs
+
+
+def _log_value(value):
+    if isinstance(value, Tensor):
+        value = value._value
+    value = np.asarray(value)
+    return float(value) if value.size == 1 else value
+
+
+def _numpy(tensor):
+    return np.asarray(tensor._value)
+
+
+def _batch_result(logs, return_dict):
+    """`*_on_batch`'s result: the logs dict, a list of values, or the one value."""
+    if return_dict:
+        return logs
+    return list(logs.values()) if len(logs) > 1 else next(iter(logs.values()))
+
+
+# -- setup ---------------------------------------------------------------------------
+def _require_compiled(model, what):
+    if not model.compiled:
+        raise RuntimeError(f"You must compile your model before {what}: call "
+                           "`model.compile(optimizer, loss)`.")
+
+
+def _callback_list(model, callbacks, verbose, epochs, steps, mode):
+    """The user's callbacks plus History (fit) and a progress bar (verbose != 0)."""
+    if isinstance(callbacks, CallbackList):
+        return callbacks
+    verbose = 1 if verbose == "auto" else int(verbose)
+    return CallbackList(callbacks, add_history=mode == "fit", add_progbar=verbose != 0,
+                        model=model, verbose=verbose, epochs=epochs, steps=steps)
+
+
+def _shuffle_seed():
+    seed = _random._state.get("seed")
+    return seed if seed is not None else int(_random.generator().integers(2**62))
+
+
+# -- fit -----------------------------------------------------------------------------
+def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+        validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+        sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+        validation_batch_size=None, validation_freq=1):
+    """`Model.fit` (whose docstring says what the arguments mean); returns `model.history`."""
+    _require_compiled(model, "training it")
+    if validation_split and validation_data is None:
+        (x, y, sample_weight), validation_data = train_validation_split(
+            x, y, sample_weight, validation_split)
+    data = make_data(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
+                     seed=_shuffle_seed(), class_weight=class_weight)
+    validation = None
+    if validation_data is not None:
+        vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
+        validation = make_data(vx, vy, vsw, validation_batch_size or batch_size,
+                               steps_per_epoch=validation_steps)
+    cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit")
+    object.__setattr__(model, "stop_training", False)
+    cb.on_train_begin()
+    # BackupAndRestore restores a backup in on_train_begin and says where to resume.
+    resume_at = model.__dict__.pop("_initial_epoch", None)
+    if resume_at is not None:
+        initial_epoch = max(initial_epoch, resume_at)
+    logs = {}
+    for epoch in range(initial_epoch, epochs):
+        model.reset_metrics()
+        cb.on_epoch_begin(epoch)
+        logs = _train_epoch(model, data.epoch(epoch), cb)
+        if validation is not None and (epoch + 1) % validation_freq == 0 and \
+                not model.stop_training:
+            val_logs = _test_epoch(model, validation, callbacks=None)
+            logs.update({f"val_{k}": v for k, v in val_logs.items()})
+        cb.on_epoch_end(epoch, logs)
+        if model.stop_training:
+            break
+    cb.on_train_end(logs)
+    return model.history
+
+
+def _train_epoch(model, batches, cb):
+    """One epoch of `train_step`s (until `stop_training`); the last step's logs, a new dict."""
+    step_logs = {}
+    for step, (bx, by, bsw) in enumerate(batches):
+        cb.on_train_batch_begin(step)
+        step_logs = _flat_logs(model.train_step(_batch_tuple(bx, by, bsw)))
+        cb.on_train_batch_end(step, step_logs)
+        if model.stop_training:
+            break
+    return dict(step_logs)  # a copy: fit adds val_ keys, unseen by on_train_batch_end's logs
+
+
+# -- evaluate ------------------------------------------------------------------------
+def _test_epoch(model, data, callbacks):
+    """One pass of `test_step` over `data` with fresh metrics; the last step's logs."""
+    cb = callbacks
+    model.reset_metrics()
+    if cb is not None:
+        cb.on_test_begin()
+    logs = {}
+    for step, (bx, by, bsw) in enumerate(data.epoch(0)):
+        if cb is not None:
+            cb.on_test_batch_begin(step)
+        logs = _flat_logs(model.test_step(_batch_tuple(bx, by, bsw)))
+        if cb is not None:
+            cb.on_test_batch_end(step, logs)
+    if cb is not None:
+        cb.on_test_end(logs)
+    return logs
+
+
+def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+             steps=None, callbacks=None, return_dict=False):
+    """`Model.evaluate`: the logs dict (`return_dict`), else the values in `metrics_names`
+    order, a scalar when there is one."""
+    _require_compiled(model, "evaluating it")
+    data = make_data(x, y, sample_weight, batch_size, steps_per_epoch=steps)
+    cb = _callback_list(model, callbacks, verbose, 1, data.steps, "evaluate")
+    logs = _test_epoch(model, data, cb)
+    if return_dict:
+        return logs
+    values = [logs[name] for name in model.metrics_names if name in logs]
+    return values[0] if len(values) == 1 else values
+
+
+# -- predict -------------------------------------------------------------------------
+def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+    """`Model.predict`: `predict_step` batch by batch, joined into NumPy arrays."""
+    data = make_data(x, None, None, batch_size, steps_per_epoch=steps)
+    cb = _callback_list(model, callbacks, verbose, 1, data.steps, "predict")
+    cb.on_predict_begin()
+    outputs = []
+    for step, (bx, _, _) in enumerate(data.epoch(0)):
+        cb.on_predict_batch_begin(step)
+        out = model.predict_step((_to_tensors(bx),))
+        outputs.append(nest.map_structure(_numpy, out))
+        cb.on_predict_batch_end(step, {"outputs": out})
+    cb.on_predict_end()
+    if not outputs:
+        raise ValueError("predict got no data: x is empty.")
+    flat = [nest.flatten(o) for o in outputs]
+    joined = [np.concatenate(parts) for parts in zip(*flat)]
+    return nest.pack_sequence_as(outputs[0], joined)
+
+
+# -- one batch -----------------------------------------------------------------------
+def train_on_batch(model, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+    """One `train_step` on (x, y) as a single batch, metrics reset first."""
+    _require_compiled(model, "training it")
+    data = make_data(x, y, sample_weight, batch_size=len(nest.flatten(
+        nest.map_structure(np.asarray, x))[0]), class_weight=class_weight)
+    model.reset_metrics()
+    bx, by, bsw = next(iter(data.epoch(0)))
+    return _batch_result(_flat_logs(model.train_step(_batch_tuple(bx, by, bsw))), return_dict)
+
+
+def test_on_batch(model, x, y=None, sample_weight=None, return_dict=False):
+    """One `test_step` on (x, y) as a single batch, metrics reset first."""
+    _require_compiled(model, "evaluating it")
+    model.reset_metrics()
+    logs = _flat_logs(model.test_step(_batch_tuple(
+        nest.map_structure(np.asarray, x),
+        None if y is None else nest.map_structure(np.asarray, y), sample_weight)))
+    return _batch_result(logs, return_dict)
+
+
+def predict_on_batch(model, x):
+    """`predict_step` on x as a single batch, as NumPy arrays."""
+    out = model.predict_step((_to_tensors(nest.map_structure(np.asarray, x)),))
+    return nest.map_structure(_numpy, out)
