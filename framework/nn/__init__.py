@@ -1,0 +1,24 @@
+"""tapeflow.nn is the public `tf.nn` namespace: each function is a thin
+argument check in front of the primitives of ops/ (ops/nn.py,
+ops/conv.py) or a composite of them that needs no VJP of its own. The
+activations other than softmax are tf.math's, re-exported here; the rest live
+in activations.py, losses.py, normalization.py, embedding.py, conv.py and
+pooling.py."""
+
+from ..math import (elu, gelu, leaky_relu, log_sigmoid, relu, relu6, selu, sigmoid, silu,
+                    softplus, softsign, swish, tanh)
+from .activations import log_softmax, softmax
+from .conv import bias_add, conv1d, conv2d, conv2d_transpose, depthwise_conv2d
+from .conv import conv2d_bias_activation  # noqa: F401 -- tapeflow's own, not in tf.nn's __all__
+from .embedding import embedding_lookup
+from .losses import (l2_loss, sigmoid_cross_entropy_with_logits,
+                     softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits)
+from .normalization import batch_normalization, dropout, moments
+from .pooling import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
+           "softsign", "log_sigmoid", "sigmoid", "tanh", "softmax", "log_softmax",
+           "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
+           "sigmoid_cross_entropy_with_logits", "l2_loss", "dropout", "bias_add", "moments",
+           "batch_normalization", "embedding_lookup", "conv1d", "conv2d", "conv2d_transpose",
+           "depthwise_conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]

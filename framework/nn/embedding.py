@@ -1,0 +1,52 @@
+"""embedding.py: tf.nn.embedding_lookup, rows of a (possibly sharded) table
+gathered by id, with TF's id checks and max_norm clipping; the gather and its
+scatter-add VJP are ops/shape.py's."""
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, as_tensor
+from ..ops import math as _m
+from ..ops import reduce as _r
+from ..ops import shape as _s
+from ._checks import float_tensor
+
+__all__ = ["embedding_lookup"]
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """The rows of `params` at `ids` (tf.gather on axis 0); the gradient is a
+    scatter-add, so repeated ids accumulate.
+
+    Args:
+        params: a tensor, or a list of shards concatenated on axis 0 ('div' strategy).
+        ids: int tensor of any shape.
+        max_norm: if set, rows whose L2 norm exceeds it are scaled down to it.
+
+    Raises:
+        InvalidArgumentError: for an id outside [0, params.shape[0]).
+    """
+    if isinstance(params, (list, tuple)):
+        shards = [as_tensor(p) for p in params]
+        params = shards[0] if len(shards) == 1 else _s.concat(*shards, axis=0)
+    p = float_tensor(params, "embedding_lookup", "params")
+    idx = as_tensor(ids)._value
+    if idx.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"embedding_lookup: ids must be int32 or int64, got "
+                                   f"{idx.dtype}.")
+    rows = p._value.shape[0] if p._value.ndim else 0
+    bad = (idx < 0) | (idx >= rows)
+    if np.any(bad):
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidArgumentError(f"indices[{','.join(map(str, where))}] = {idx[where]} is not "
+                                   f"in [0, {rows}) [Op:GatherV2]")
+    # gather's gradient is a scatter-add kernel; getitem's (np.add.at) is the fallback.
+    out = (_s.gather(p, Tensor(idx), axis=0) if hasattr(_s, "gather")
+           else _s.getitem(p, key=(idx,)))
+    if max_norm is None:
+        return out
+    n_ids = idx.ndim
+    axes = tuple(range(n_ids, out._value.ndim)) or None
+    norm = _m.sqrt(_r.reduce_sum(_m.square(out), axis=axes, keepdims=True))
+    limit = _m.const(max_norm, out)
+    return _m.multiply(out, _m.divide(limit, _m.maximum(norm, limit)))

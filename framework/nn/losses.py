@@ -1,0 +1,122 @@
+"""losses.py: tf.nn's losses -- the softmax, sparse softmax and sigmoid
+cross-entropies with logits, and l2_loss: shape, dtype and label checks in
+front of ops/nn.py's fused primitives (or a composite needing no VJP). The
+Keras losses built on them are tapeflow.losses'."""
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, as_tensor, binary_operands
+from ..ops import math as _m
+from ..ops import nn as _n
+from ..ops import reduce as _r
+from ..ops import shape as _s
+from ._checks import float_tensor, last_axis
+
+__all__ = ["softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
+           "sigmoid_cross_entropy_with_logits", "l2_loss"]
+
+
+def _move_last(t, axis):
+    if axis == t._value.ndim - 1:
+        return t
+    perm = [i for i in range(t._value.ndim) if i != axis] + [axis]
+    return _s.transpose(t, perm=tuple(perm))
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """-sum(labels * log_softmax(logits), axis), fused in one pass per row.
+
+    Both arguments are differentiable (TF differentiates the labels too).
+
+    Args:
+        labels: a probability distribution along `axis`, broadcastable to logits.
+        logits: unscaled log-probabilities, floating.
+        axis: the class axis.
+
+    Returns:
+        The per-example losses: logits' shape without `axis`.
+
+    Raises:
+        InvalidArgumentError: for shapes that do not broadcast or dtypes that differ.
+    """
+    z = float_tensor(logits, "SoftmaxCrossEntropyWithLogits")
+    y = as_tensor(labels)
+    if y._value.dtype != z._value.dtype:
+        y = _m.cast(y, dtype=z._value.dtype)
+    axis = last_axis(z, axis, "SoftmaxCrossEntropyWithLogits")
+    if y._value.shape != z._value.shape:
+        try:
+            shape = np.broadcast_shapes(y._value.shape, z._value.shape)
+        except ValueError:
+            shape = None
+        if shape != z._value.shape:
+            raise InvalidArgumentError(
+                f"logits and labels must be broadcastable: logits_size={list(z._value.shape)} "
+                f"labels_size={list(y._value.shape)} [Op:SoftmaxCrossEntropyWithLogits]")
+        y = _s.broadcast_to(y, shape=shape)
+    return _n.softmax_cross_entropy(_move_last(y, axis), _move_last(z, axis))
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """Cross-entropy of integer class `labels` against `logits` over the last axis.
+
+    Args:
+        labels: int tensor of shape logits.shape[:-1], values in [0, classes).
+        logits: float tensor of shape (..., classes).
+
+    Returns:
+        The per-example losses, of labels' shape.
+
+    Raises:
+        ValueError: when the ranks or shapes of labels and logits disagree.
+        InvalidArgumentError: for a label outside [0, classes) (naming it) or
+            non-integer labels.
+    """
+    z = float_tensor(logits, "SparseSoftmaxCrossEntropyWithLogits")
+    y = as_tensor(labels)
+    if y._value.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"SparseSoftmaxCrossEntropyWithLogits: labels must be "
+                                   f"int32 or int64, got {y.dtype.name}.")
+    ys, zs = y._value.shape, z._value.shape
+    if len(ys) != len(zs) - 1:
+        raise ValueError(f"Rank mismatch: Rank of labels (received {len(ys)}) should equal "
+                         f"rank of logits minus 1 (received {len(zs)}).")
+    if ys != zs[:-1]:
+        raise ValueError(f"Shape mismatch: The shape of labels (received {ys}) should equal "
+                         f"the shape of logits except for the last dimension (received {zs}).")
+    classes = zs[-1] if zs else 0
+    bad = (y._value < 0) | (y._value >= classes)
+    if np.any(bad):
+        raise InvalidArgumentError(
+            f"Received a label value of {y._value[bad].flat[0]} which is outside the valid "
+            f"range of [0, {classes}).  Label values: "
+            f"{' '.join(str(v) for v in y._value.ravel()[:20])} "
+            "[Op:SparseSoftmaxCrossEntropyWithLogits]")
+    return _n.sparse_softmax_cross_entropy(y, z)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Binary cross-entropy of `labels` against `logits`, computed stably as
+    max(x, 0) - x * z + log(1 + exp(-|x|)) with x = logits, z = labels.
+
+    Raises:
+        ValueError: when the shapes differ.
+        InvalidArgumentError: when the dtypes differ.
+    """
+    z, x = binary_operands(labels, logits, "SigmoidCrossEntropyWithLogits")
+    if z._value.shape != x._value.shape:
+        raise ValueError(f"logits and labels must have the same shape "
+                         f"({x._value.shape} vs {z._value.shape})")
+    # Selects rather than relu/abs (TF's form): at x = 0 the gradient is 0.5 - z.
+    positive = Tensor(x._value >= 0)
+    zero = _m.const(0, x)
+    relu_x = _m.select(positive, x, zero)
+    neg_abs_x = _m.select(positive, _m.negative(x), x)
+    return _m.add(_m.subtract(relu_x, _m.multiply(x, z)), _m.log1p(_m.exp(neg_abs_x)))
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2, a scalar."""
+    t = float_tensor(t, "L2Loss", "t")
+    return _m.multiply(_r.reduce_sum(_m.square(t), axis=None), _m.const(0.5, t))
