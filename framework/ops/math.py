@@ -1,9 +1,13 @@
 """math.py: elementwise primitives and matmul, each forward beside its VJPs.
-Broadcasting ops are flagged, and the engine sums their gradients back to
-each input's shape. VJPs use tapeflow ops so that outer tapes record them.
+Most ops are one row of a table, `name: (forward, VJP per input)`, registered in
+a loop; a row's forward is the NumPy function itself, called with no wrapper.
+Broadcasting ops are flagged, and the engine sums their gradients back to each
+input's shape. VJPs use tapeflow ops so that outer tapes record them.
 Composite functions (softsign, selu, gelu, ...) live in framework/math.py."""
 
+import functools
 import math as _pymath
+import operator
 
 import numpy as np
 
@@ -13,8 +17,8 @@ from .registry import defop
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "negative", "square", "sqrt",
            "exp", "log", "abs", "maximum", "minimum", "tanh", "sigmoid", "relu", "matmul",
-           "relu_grad", "cast", "identity", "stop_gradient", "sign", "mask_of", "const", "expm1", "log1p",
-           "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "erf", "erfc",
+           "relu_grad", "cast", "identity", "stop_gradient", "sign", "mask_of", "const", "expm1",
+           "log1p", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "erf", "erfc",
            "softplus", "select", "floor", "ceil", "round", "floordiv", "floormod",
            "erf_values"]
 
@@ -31,42 +35,12 @@ def const(value, like):
     return Tensor(np.asarray(value, like._value.dtype))
 
 
-@defop(broadcasting=True)
-def add(x, y):
-    return x + y
-
-
-add.defvjp(lambda g, out, x, y: g, lambda g, out, x, y: g)
-
-
-@defop(broadcasting=True)
-def subtract(x, y):
-    return x - y
-
-
-subtract.defvjp(lambda g, out, x, y: g, lambda g, out, x, y: negative(g))
-
-
-@defop(broadcasting=True)
-def multiply(x, y):
-    return x * y
-
-
-multiply.defvjp(lambda g, out, x, y: multiply(g, y), lambda g, out, x, y: multiply(g, x))
-
-
-@defop(broadcasting=True)
-def divide(x, y):
-    return x / y
-
-
-divide.defvjp(lambda g, out, x, y: divide(g, y),
-              lambda g, out, x, y: negative(divide(multiply(g, out), y)))
-
-
-@defop(broadcasting=True)
-def pow(x, y):  # noqa: A001 -- TF's name
-    return x ** y
+def _register(table, **flags):
+    """Register each row `name: (forward, *vjps)` as op `name`, also a module-level name."""
+    for name, (forward, *vjps) in table.items():
+        op = globals()[name] = defop(forward, name=name, **flags)
+        if vjps:
+            op.defvjp(*vjps)
 
 
 def _pow_vjp_x(g, out, x, y):
@@ -87,157 +61,25 @@ def _pow_vjp_y(g, out, x, y):
     return multiply(g, multiply(out, log(safe_x)))
 
 
-pow.defvjp(_pow_vjp_x, _pow_vjp_y)
-
-
-@defop
-def negative(x):
-    return -x
-
-
-@negative.defvjp
-def negative_vjp(g, out, x):
-    return negative(g)
-
-
-@defop
-def square(x):
-    return np.square(x)
-
-
-@square.defvjp
-def square_vjp(g, out, x):
-    return multiply(g, multiply(x, const(2, x)))
-
-
-@defop
-def sqrt(x):
-    return np.sqrt(x)
-
-
-@sqrt.defvjp
-def sqrt_vjp(g, out, x):
-    return divide(g, multiply(out, const(2, out)))
-
-
-@defop
-def exp(x):
-    return np.exp(x)
-
-
-@exp.defvjp
-def exp_vjp(g, out, x):
-    return multiply(g, out)
-
-
-@defop
-def expm1(x):
-    return np.expm1(x)
-
-
-@expm1.defvjp
-def expm1_vjp(g, out, x):
-    return multiply(g, exp(x))
-
-
-@defop
-def log(x):
-    return np.log(x)
-
-
-@log.defvjp
-def log_vjp(g, out, x):
-    return divide(g, x)
-
-
-@defop
-def log1p(x):
-    return np.log1p(x)
-
-
-@log1p.defvjp
-def log1p_vjp(g, out, x):
-    return divide(g, add(x, const(1, x)))
-
-
-@defop
-def sin(x):
-    return np.sin(x)
-
-
-@sin.defvjp
-def sin_vjp(g, out, x):
-    return multiply(g, cos(x))
-
-
-@defop
-def cos(x):
-    return np.cos(x)
-
-
-@cos.defvjp
-def cos_vjp(g, out, x):
-    return negative(multiply(g, sin(x)))
-
-
-@defop
-def tan(x):
-    return np.tan(x)
-
-
-@tan.defvjp
-def tan_vjp(g, out, x):
-    return multiply(g, add(const(1, out), square(out)))  # sec^2 = 1 + tan^2
-
-
-@defop
-def sinh(x):
-    return np.sinh(x)
-
-
-@sinh.defvjp
-def sinh_vjp(g, out, x):
-    return multiply(g, cosh(x))
-
-
-@defop
-def cosh(x):
-    return np.cosh(x)
-
-
-@cosh.defvjp
-def cosh_vjp(g, out, x):
-    return multiply(g, sinh(x))
-
-
-@defop
-def asin(x):
-    return np.arcsin(x)
-
-
-@asin.defvjp
-def asin_vjp(g, out, x):
-    return divide(g, sqrt(subtract(const(1, x), square(x))))
-
-
-@defop
-def acos(x):
-    return np.arccos(x)
-
-
-@acos.defvjp
-def acos_vjp(g, out, x):
-    return negative(divide(g, sqrt(subtract(const(1, x), square(x)))))
-
-
-@defop
-def atan(x):
-    return np.arctan(x)
-
-
-@atan.defvjp
-def atan_vjp(g, out, x):
-    return divide(g, add(const(1, x), square(x)))
+# operator.add is `x + y` itself (ndarray's operators), without a Python frame per call.
+_register({
+    "add": (operator.add, lambda g, out, x, y: g, lambda g, out, x, y: g),
+    "subtract": (operator.sub, lambda g, out, x, y: g, lambda g, out, x, y: negative(g)),
+    "multiply": (operator.mul, lambda g, out, x, y: multiply(g, y),
+                 lambda g, out, x, y: multiply(g, x)),
+    "divide": (operator.truediv, lambda g, out, x, y: divide(g, y),
+               lambda g, out, x, y: negative(divide(multiply(g, out), y))),
+    "pow": (operator.pow, _pow_vjp_x, _pow_vjp_y),
+    # TF's gradient of FloorMod: (g, -g * floor(x / y)), the quotient held constant.
+    "floormod": (np.mod, lambda g, out, x, y: g,
+                 lambda g, out, x, y: multiply(g, Tensor(-np.floor_divide(x._value, y._value)))),
+    # On a tie TF gives the whole gradient to the first argument.
+    "maximum": (np.maximum, lambda g, out, x, y: multiply(g, mask_of(x._value >= y._value, x)),
+                lambda g, out, x, y: multiply(g, mask_of(x._value < y._value, y))),
+    "minimum": (np.minimum, lambda g, out, x, y: multiply(g, mask_of(x._value <= y._value, x)),
+                lambda g, out, x, y: multiply(g, mask_of(x._value > y._value, y))),
+}, broadcasting=True)
+_register({"floordiv": (np.floor_divide,)}, broadcasting=True, differentiable=False)
 
 
 # -- erf: float64-accurate without SciPy ---------------------------------------
@@ -306,99 +148,59 @@ def erf_values(x, complement=False):
     return result.astype(np.result_type(x.dtype, np.float16), copy=False).reshape(np.shape(x))
 
 
-def _erf_derivative(g, x):
+def _erf_derivative(g, out, x):
     return multiply(g, multiply(const(_TWO_OVER_SQRT_PI, x), exp(negative(square(x)))))
 
 
-@defop
-def erf(x):
-    return erf_values(x)
+def _sigmoid(x):
+    # exp of a negative argument only, so large |x| neither overflows nor warns.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
-@erf.defvjp
-def erf_vjp(g, out, x):
-    return _erf_derivative(g, x)
+def _softplus(x):
+    return np.logaddexp(np.zeros((), x.dtype), x)  # log(1 + e^x) without overflow
 
 
-@defop
-def erfc(x):
+def _copy(x):
+    return np.array(x, copy=True)
+
+
+_register({
+    "negative": (operator.neg, lambda g, out, x: negative(g)),
+    "square": (np.square, lambda g, out, x: multiply(g, multiply(x, const(2, x)))),
+    "sqrt": (np.sqrt, lambda g, out, x: divide(g, multiply(out, const(2, out)))),
+    "exp": (np.exp, lambda g, out, x: multiply(g, out)),
+    "expm1": (np.expm1, lambda g, out, x: multiply(g, exp(x))),
+    "log": (np.log, lambda g, out, x: divide(g, x)),
+    "log1p": (np.log1p, lambda g, out, x: divide(g, add(x, const(1, x)))),
+    "sin": (np.sin, lambda g, out, x: multiply(g, cos(x))),
+    "cos": (np.cos, lambda g, out, x: negative(multiply(g, sin(x)))),
+    # sec^2 = 1 + tan^2
+    "tan": (np.tan, lambda g, out, x: multiply(g, add(const(1, out), square(out)))),
+    "sinh": (np.sinh, lambda g, out, x: multiply(g, cosh(x))),
+    "cosh": (np.cosh, lambda g, out, x: multiply(g, sinh(x))),
+    "asin": (np.arcsin, lambda g, out, x: divide(g, sqrt(subtract(const(1, x), square(x))))),
+    "acos": (np.arccos,
+             lambda g, out, x: negative(divide(g, sqrt(subtract(const(1, x), square(x)))))),
+    "atan": (np.arctan, lambda g, out, x: divide(g, add(const(1, x), square(x)))),
+    "tanh": (np.tanh, lambda g, out, x: multiply(g, subtract(const(1, out), multiply(out, out)))),
+    "sigmoid": (_sigmoid,
+                lambda g, out, x: multiply(g, multiply(out, subtract(const(1, out), out)))),
+    "softplus": (_softplus, lambda g, out, x: multiply(g, sigmoid(x))),
+    # TF: relu's and abs's gradients at 0 are 0; sign's is zeros_like, not None.
+    "relu": (lambda x: np.maximum(x, 0), lambda g, out, x: relu_grad(g, out)),
+    "abs": (np.abs, lambda g, out, x: multiply(g, Tensor(np.sign(x._value)))),
+    "sign": (np.sign, lambda g, out, x: Tensor(np.zeros(g._value.shape, g._value.dtype))),
+    "erf": (erf_values, _erf_derivative),
     # A primitive of its own: 1 - erf(x) would lose the tail for large x.
-    return erf_values(x, complement=True)
-
-
-@erfc.defvjp
-def erfc_vjp(g, out, x):
-    return negative(_erf_derivative(g, x))
-
-
-@defop
-def sign(x):
-    return np.sign(x)
-
-
-@sign.defvjp
-def sign_vjp(g, out, x):
-    return Tensor(np.zeros(g._value.shape, g._value.dtype))  # TF: zeros_like, not None
-
-
-@defop(differentiable=False)
-def floor(x):
-    return np.floor(x)
-
-
-@defop(differentiable=False)
-def ceil(x):
-    return np.ceil(x)
-
-
-@defop(differentiable=False)
-def round(x):  # noqa: A001 -- TF's name; rounds half to even, as TF
-    return np.round(x)
-
-
-@defop(broadcasting=True, differentiable=False)
-def floordiv(x, y):
-    return np.floor_divide(x, y)
-
-
-@defop(broadcasting=True)
-def floormod(x, y):
-    return np.mod(x, y)
-
-
-# TF's gradient of FloorMod: (g, -g * floor(x / y)), the quotient held constant.
-floormod.defvjp(lambda g, out, x, y: g,
-                lambda g, out, x, y: multiply(g, Tensor(-np.floor_divide(x._value,
-                                                                         y._value))))
-
-
-@defop
-def abs(x):  # noqa: A001 -- TF's name
-    return np.abs(x)
-
-
-@abs.defvjp
-def abs_vjp(g, out, x):
-    return multiply(g, Tensor(np.sign(x._value)))  # TF: the gradient at 0 is 0
-
-
-@defop(broadcasting=True)
-def maximum(x, y):
-    return np.maximum(x, y)
-
-
-# On a tie TF gives the whole gradient to the first argument.
-maximum.defvjp(lambda g, out, x, y: multiply(g, mask_of(x._value >= y._value, x)),
-               lambda g, out, x, y: multiply(g, mask_of(x._value < y._value, y)))
-
-
-@defop(broadcasting=True)
-def minimum(x, y):
-    return np.minimum(x, y)
-
-
-minimum.defvjp(lambda g, out, x, y: multiply(g, mask_of(x._value <= y._value, x)),
-               lambda g, out, x, y: multiply(g, mask_of(x._value > y._value, y)))
+    "erfc": (functools.partial(erf_values, complement=True),
+             lambda g, out, x: negative(_erf_derivative(g, out, x))),
+    "identity": (_copy, lambda g, out, x: g),
+})
+# round halves to even, as TF does.
+_register({"floor": (np.floor,), "ceil": (np.ceil,), "round": (np.round,),
+           "stop_gradient": (_copy,)}, differentiable=False)
 
 
 @defop(broadcasting=True)
@@ -410,48 +212,6 @@ def select(condition, x, y):
 select.defvjp(lambda g, out, c, x, y: None,
               lambda g, out, c, x, y: multiply(g, mask_of(c._value, x)),
               lambda g, out, c, x, y: multiply(g, mask_of(~c._value, y)))
-
-
-@defop
-def tanh(x):
-    return np.tanh(x)
-
-
-@tanh.defvjp
-def tanh_vjp(g, out, x):
-    return multiply(g, subtract(const(1, out), multiply(out, out)))
-
-
-@defop
-def sigmoid(x):
-    # exp of a negative argument only, so large |x| neither overflows nor warns.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-
-
-@sigmoid.defvjp
-def sigmoid_vjp(g, out, x):
-    return multiply(g, multiply(out, subtract(const(1, out), out)))
-
-
-@defop
-def softplus(x):
-    return np.logaddexp(np.zeros((), x.dtype), x)  # log(1 + e^x) without overflow
-
-
-@softplus.defvjp
-def softplus_vjp(g, out, x):
-    return multiply(g, sigmoid(x))
-
-
-@defop
-def relu(x):
-    return np.maximum(x, 0)
-
-
-@relu.defvjp
-def relu_vjp(g, out, x):
-    return relu_grad(g, out)  # TF: the gradient at 0 is 0
 
 
 _KERNEL_MIN_SIZE = 4096  # below this NumPy's three passes cost less than a kernel call
@@ -532,23 +292,5 @@ def cast(x, dtype):
     return x.astype(dtype, copy=False)
 
 
-@cast.defvjp
-def cast_vjp(g, out, x, dtype):
-    if x._value.dtype.kind not in "fc":
-        return None
-    return cast(g, dtype=x._value.dtype)
-
-
-@defop
-def identity(x):
-    return np.array(x, copy=True)
-
-
-@identity.defvjp
-def identity_vjp(g, out, x):
-    return g
-
-
-@defop(differentiable=False)
-def stop_gradient(x):
-    return np.array(x, copy=True)
+cast.defvjp(lambda g, out, x, dtype:
+            cast(g, dtype=x._value.dtype) if x._value.dtype.kind in "fc" else None)
