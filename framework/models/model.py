@@ -8,6 +8,7 @@ from .. import metrics as _metrics_module
 from .. import optimizers as _optimizers
 from ..autodiff.tape import GradientTape
 from ..layers.base import Layer, _uniquify
+from ..layers.serialization import register as _register_class
 from ..training import loops
 from ..training.compile_utils import LossContainer, MetricContainer
 from ..training.data_adapter import unpack_x_y_sample_weight
@@ -301,3 +302,6 @@ class Model(Layer):
         if "layers" in config and "output_layers" in config:
             return functional_from_config(cls, config, custom_objects)
         return cls(**config)
+
+
+_register_class(Model, "Functional")  # Keras 3 saves functional models under this name
