@@ -1,38 +1,34 @@
-"""base.py owns `Layer`: lazy building, the tracking of variables and sublayers
-assigned as attributes, the call protocol, losses, weights I/O and
-(de)serialization. It re-exports `InputSpec` (input_spec.py), the mask and
-tracking helpers (tracking.py) and `reset_name_counters` (layer_utils.py).
-Concrete layers live in the sibling modules; models in tapeflow.models."""
+"""base.py owns `Layer`: lazy building, the call protocol, weights, losses and
+(de)serialization. Attribute tracking is variable_tracking.py's (a mixin);
+the steps of a call, calling.py's; add_weight's arguments and set_weights'
+checks, weight_creation.py's. It re-exports `InputSpec` (input_spec.py), the
+mask and tracking helpers (tracking.py) and `reset_name_counters`
+(layer_utils.py). Concrete layers live in the sibling modules; models in
+tapeflow.models."""
 
 import inspect
 
 import numpy as np
 
 from ..core import dtypes, nest
+from . import calling as _calling
 from . import keras_tensor as _symbolic
-from .. import initializers as _initializers
+from . import weight_creation as _weights
 from .. import regularizers as _regularizers
 from .. import constraints as _constraints
-from ..api.array_ops import cast as _cast
-from ..math import divide as _divide
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from .input_spec import InputSpec, _assert_input_compatibility
-from .layer_utils import (_as_shape_tree, _call_signature, _check_weight_shape, _is_dtype,
-                          _is_shape_list, _shape_of, _standardize_dtype, _to_snake_case,
-                          _uniquify, reset_name_counters)
+from .layer_utils import (_call_signature, _check_weight_shape, _standardize_dtype,
+                          _to_snake_case, _uniquify, reset_name_counters)
 from .serialization import register as _register_class
-from .tracking import (_context, _masks, _TrackedDict, _TrackedList, get_keras_mask,
-                       no_tracking, set_keras_mask)
+from .tracking import _context, _masks, get_keras_mask, no_tracking, set_keras_mask
+from .variable_tracking import VariableTracking
 
 __all__ = ["Layer", "InputSpec", "reset_name_counters", "get_keras_mask", "set_keras_mask",
            "no_tracking"]
 
 
-_ADD_WEIGHT_ORDER = ("shape", "initializer", "dtype", "trainable", "regularizer",
-                     "constraint", "name")
-
-
-class Layer:
+class Layer(VariableTracking):
     """The base of every layer: state, building, tracking and the call protocol.
 
     A subclass stores its configuration in `__init__`, creates its weights in
@@ -44,9 +40,10 @@ class Layer:
     activity-regularization loss (divided by the batch size, as Keras does).
 
     Assigning a Variable, a Layer, or a (nested) list, tuple or dict of them as
-    an attribute tracks it: `variables` lists the layer's own trainable then
-    non-trainable variables, then each sublayer's, in assignment order, each
-    variable once. Adding new state once the layer is built raises ValueError.
+    an attribute tracks it (VariableTracking): `variables` lists the layer's
+    own trainable then non-trainable variables, then each sublayer's, in
+    assignment order, each variable once. Adding new state once the layer is
+    built raises ValueError.
 
     Args:
         trainable: whether the layer's weights are updated by training.
@@ -58,9 +55,6 @@ class Layer:
         input_shape, input_dim, batch_size, batch_input_shape: recorded for
             a Sequential model's first layer (`_input_shape_arg`).
     """
-
-    # Models that add layers after being built (Sequential.add) set this to False.
-    _lock_state_after_build = True
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -114,129 +108,6 @@ class Layer:
         self._batch_size_arg = batch_size
         self._layer_initialized = True
 
-    # -- tracking ------------------------------------------------------------------
-    def __setattr__(self, name, value):
-        if _context.no_tracking or name.startswith("__"):
-            object.__setattr__(self, name, value)
-            return
-        object.__setattr__(self, name, self._track(value, name))
-
-    def __delattr__(self, name):
-        value = self.__dict__.get(name)
-        object.__delattr__(self, name)
-        for item in nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]:
-            self._untrack(item)
-
-    def _track(self, value, attribute=None):
-        if isinstance(value, Variable):
-            if id(value) not in self._tracked_ids:
-                self._check_unlocked(f"variable {value.name!r}", attribute)
-                self._tracked_ids.add(id(value))
-                (self._tracked_trainable if value.trainable
-                 else self._tracked_non_trainable).append(value)
-        elif isinstance(value, Layer):
-            if value is not self and id(value) not in self._tracked_ids:
-                self._check_unlocked(f"sublayer {value.name!r}", attribute)
-                self._tracked_ids.add(id(value))
-                self._tracked_layers.append(value)
-        elif type(value) is list:
-            return _TrackedList(value, self)
-        elif type(value) is dict:
-            return _TrackedDict(value, self)
-        elif isinstance(value, (list, tuple, dict)) and not isinstance(value, (_TrackedList,
-                                                                            _TrackedDict)):
-            for item in (value.values() if isinstance(value, dict) else value):
-                self._track(item)
-        return value
-
-    def _untrack(self, value):
-        if isinstance(value, (Variable, Layer)) and id(value) in self._tracked_ids:
-            self._tracked_ids.discard(id(value))
-            for group in (self._tracked_trainable, self._tracked_non_trainable,
-                          self._tracked_layers):
-                for i, item in enumerate(group):
-                    if item is value:
-                        del group[i]
-                        break
-
-    def _check_unlocked(self, what, attribute):
-        if self.built and self._lock_state_after_build and self._layer_initialized:
-            where = f" as attribute {attribute!r}" if attribute else ""
-            raise ValueError(
-                f"Layer {self.name!r} is already built and cannot track a new {what}{where}. "
-                "Create all state (variables and sublayers) in `__init__()` or in `build()`.")
-
-    @property
-    def trainable(self):
-        return self._trainable
-
-    @trainable.setter
-    def trainable(self, value):
-        """Freezing (False) a layer freezes its variables and every sublayer."""
-        value = bool(value)
-        object.__setattr__(self, "_trainable", value)
-        for v in self._tracked_trainable:
-            v.trainable = value
-        for layer in self._tracked_layers:
-            layer.trainable = value
-
-    def _flatten_layers(self, include_self=True, recursive=True):
-        """This layer (optionally) and its sublayers, depth first, each once."""
-        result, seen = [], {id(self)}
-        if include_self:
-            result.append(self)
-        stack = list(reversed(self._tracked_layers))
-        while stack:
-            layer = stack.pop()
-            if id(layer) in seen:
-                continue
-            seen.add(id(layer))
-            result.append(layer)
-            if recursive:
-                stack.extend(reversed(layer._tracked_layers))
-        return result
-
-    @property
-    def submodules(self):
-        """Every layer nested in this one (not itself), depth first."""
-        return tuple(self._flatten_layers(include_self=False))
-
-    @property
-    def variables(self):
-        """All variables: own trainable, own non-trainable, then each sublayer's."""
-        result, seen = [], set()
-        for layer in self._flatten_layers():
-            for v in layer._tracked_trainable + layer._tracked_non_trainable:
-                if id(v) not in seen:
-                    seen.add(id(v))
-                    result.append(v)
-        return result
-
-    @property
-    def trainable_variables(self):
-        if not self.trainable:
-            return []
-        return [v for v in self.variables if v.trainable]
-
-    @property
-    def non_trainable_variables(self):
-        if not self.trainable:
-            return self.variables
-        return [v for v in self.variables if not v.trainable]
-
-    @property
-    def weights(self):
-        """The same list as `variables` (Keras's name)."""
-        return self.variables
-
-    @property
-    def trainable_weights(self):
-        return self.trainable_variables
-
-    @property
-    def non_trainable_weights(self):
-        return self.non_trainable_variables
-
     # -- dtype ---------------------------------------------------------------------
     @property
     def dtype(self):
@@ -289,19 +160,7 @@ class Layer:
             ValueError: for a bad shape or an unknown initializer name, or
                 when the layer is already built.
         """
-        if args and isinstance(args[0], str):
-            order = ("name", "shape", "dtype" if len(args) > 2 and _is_dtype(args[2])
-                     else "initializer")
-        else:
-            order = _ADD_WEIGHT_ORDER
-        if len(args) > len(order):
-            raise TypeError(f"add_weight() of layer {self.name!r} takes at most "
-                            f"{len(order)} positional arguments here; pass the rest by keyword.")
-        for key, value in zip(order, args):
-            if key in kwargs:
-                raise TypeError(f"add_weight() got multiple values for argument {key!r}")
-            kwargs[key] = value
-        return self._add_weight(**kwargs)
+        return self._add_weight(**_weights.add_weight_arguments(self, args, kwargs))
 
     add_variable = add_weight
 
@@ -313,18 +172,8 @@ class Layer:
         shape = _check_weight_shape(shape, self, name)
         dtype = dtypes.as_dtype(dtype or self.variable_dtype)
         self._check_unlocked(f"variable {name!r}", None)
-        if initializer is None:
-            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
-        init = _initializers.get(initializer)
-        try:
-            value = init(shape, dtype=dtype)
-        except TypeError:
-            value = init(shape)
-        value = convert_to_tensor(value)._value.astype(dtype._np, copy=False)
-        if value.shape != shape:
-            raise ValueError(f"The initializer of weight {name!r} of layer {self.name!r} "
-                             f"returned shape {value.shape}, expected {shape}.")
-        variable = Variable(value, trainable=trainable, name=name, dtype=dtype,
+        variable = Variable(_weights.initial_value(self, initializer, shape, dtype, name),
+                            trainable=trainable, name=name, dtype=dtype,
                             constraint=_constraints.get(constraint))
         variable._path = f"{self.name}/{name}"
         self._track(variable)
@@ -345,20 +194,7 @@ class Layer:
                 wrong shape, naming the layer, the weight and both shapes.
         """
         variables = self.weights
-        weights = list(weights)
-        if len(weights) != len(variables):
-            extra = "" if self.built else " The layer is not built yet: call it on an input first."
-            raise ValueError(f"You called `set_weights(weights)` on layer {self.name!r} with a "
-                             f"weight list of length {len(weights)}, but the layer was expecting "
-                             f"{len(variables)} weights.{extra}")
-        arrays = []
-        for variable, value in zip(variables, weights):
-            array = np.asarray(value._value if isinstance(value, Tensor) else value)
-            if array.shape != variable._value.shape:
-                raise ValueError(f"Layer {self.name!r} weight {variable.path!r} has shape "
-                                 f"{variable._value.shape}, which is not compatible with the "
-                                 f"provided weight shape {array.shape}.")
-            arrays.append(array)
+        arrays = _weights.checked_weight_arrays(self, variables, weights)
         for variable, array in zip(variables, arrays):
             variable.assign(array.astype(variable._value.dtype, copy=False))
 
@@ -423,7 +259,7 @@ class Layer:
             raise RuntimeError(f"{type(self).__name__}.__init__ did not call "
                                "super().__init__(); call it first.")
         if args and _symbolic.is_symbolic(args[0]):
-            # Functional API: record a node instead of computing (framework/functional.py).
+            # Functional API: record a node instead of computing (layers/keras_tensor.py).
             return _symbolic.symbolic_call(self, args[0], args[1:], kwargs)
         params, has_training, training_default, has_mask, _ = _call_signature(type(self))
         training = kwargs.pop("training", None)
@@ -435,14 +271,10 @@ class Layer:
                 training = training_default
         if has_training and training is not None:
             kwargs["training"] = training
-        args, kwargs = self._convert_inputs(args, kwargs)
+        args, kwargs = _calling.convert_inputs(self, args, kwargs)
         first = args[0] if args else next(iter(kwargs.values()), None)
-        previous_mask = None
-        if _masks and first is not None:  # no mask lookups while no tensor carries one
-            masks = [get_keras_mask(t) for t in nest.flatten(first)]
-            if any(m is not None for m in masks):
-                previous_mask = (masks[0] if not nest.is_nested(first)
-                                 else nest.pack_sequence_as(first, masks))
+        # No mask lookups while no tensor carries one.
+        previous_mask = _calling.input_mask(first) if _masks else None
         if has_mask and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
         elif not has_mask:
@@ -456,72 +288,17 @@ class Layer:
         try:
             _assert_input_compatibility(self, first)
             if not self.built:
-                self._build_from_call(params, args, kwargs)
+                _calling.build_from_call(self, params, args, kwargs)
             outputs = self.call(*args, **kwargs)
         finally:
             _context.depth, _context.training = outer_depth, outer_training
         object.__setattr__(self, "_called", True)
         if self.activity_regularizer is not None:
-            for out in nest.flatten(outputs):
-                if isinstance(out, Tensor):
-                    loss = self.activity_regularizer(out)
-                    if out.ndim > 0 and out.shape[0]:
-                        # Keras (tf.keras 2 and current Keras 3) divides by the batch
-                        # size, so the strength does not depend on it.
-                        loss = _divide(loss, Tensor(np.asarray(out.shape[0],
-                                                               loss._value.dtype)))
-                    self.add_loss(loss)
+            _calling.add_activity_losses(self, outputs)
         if self.supports_masking and first is not None and (previous_mask is not None or type(
                 self).compute_mask is not Layer.compute_mask):
-            out_mask = self.compute_mask(first, kwargs.get("mask", previous_mask))
-            if out_mask is not None:
-                for out, m in zip(nest.flatten(outputs),
-                                  nest.flatten(out_mask) if nest.is_nested(outputs)
-                                  else [out_mask]):
-                    if get_keras_mask(out) is None:
-                        set_keras_mask(out, m)
+            _calling.set_output_masks(self, first, outputs, kwargs.get("mask", previous_mask))
         return outputs
-
-    def _convert_inputs(self, args, kwargs):
-        target = np.dtype(self._dtype) if self.autocast else None
-
-        def convert(x):
-            if isinstance(x, (np.ndarray, np.generic)):
-                x = Tensor(np.array(x))
-            if isinstance(x, Tensor) and target is not None and x._value.dtype.kind == "f" \
-                    and x._value.dtype != target:
-                return _cast(x, target)
-            return x
-
-        # Fast path: one tensor already of the layer's dtype.
-        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor) and (
-                target is None or args[0]._value.dtype == target
-                or args[0]._value.dtype.kind != "f"):
-            return args, kwargs
-        args = tuple(nest.map_structure(convert, a) for a in args)
-        kwargs = {k: (v if k in ("training", "mask") else nest.map_structure(convert, v))
-                  for k, v in kwargs.items()}
-        return args, kwargs
-
-    def _build_from_call(self, params, args, kwargs):
-        names = [n for n, p in params.items() if n != "self" and p.kind in
-                 (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        bound = dict(zip(names, args))
-        bound.update({k: v for k, v in kwargs.items() if k not in ("training", "mask")})
-        shapes = {}
-        for key, value in bound.items():
-            if value is not None and all(hasattr(t, "shape") for t in nest.flatten(value)):
-                shapes[f"{key}_shape"] = nest.map_structure(_shape_of, value)
-        first_shape = next(iter(shapes.values()), None)
-        build_params = [p for n, p in inspect.signature(self.build).parameters.items()
-                        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        object.__setattr__(self, "_build_input_shape", first_shape)
-        if len(build_params) <= 1 or not all(p.name in shapes or p.default is not p.empty
-                                             for p in build_params):
-            self.build(first_shape)
-        else:
-            self.build(**{p.name: shapes[p.name] for p in build_params if p.name in shapes})
-        object.__setattr__(self, "built", True)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs; by default the input mask passes through."""
@@ -533,20 +310,7 @@ class Layer:
         The default runs the layer on zeros (None sizes taken as 1, and put
         back as None on the batch axis); layers override it with the rule.
         """
-        def zeros(shape):
-            return Tensor(np.zeros(tuple(1 if d is None else d for d in shape),
-                                   np.dtype(self._dtype)))
-        shape_tree = _as_shape_tree(input_shape)
-        dummy = nest.map_structure(zeros, shape_tree) if _is_shape_list(shape_tree) \
-            else zeros(shape_tree)
-        out = self(dummy, training=False)
-        batch_unknown = (shape_tree[0][0] if _is_shape_list(shape_tree) else
-                         (shape_tree[0] if shape_tree else 0)) is None
-
-        def out_shape(t):
-            shape = tuple(t.shape)
-            return (None,) + shape[1:] if batch_unknown and shape else shape
-        return nest.map_structure(out_shape, out) if nest.is_nested(out) else out_shape(out)
+        return _calling.output_shape_by_running(self, input_shape)
 
     # -- config ------------------------------------------------------------------------
     def get_config(self):

@@ -1,0 +1,122 @@
+"""calling.py holds the steps of `Layer.__call__` (base.py) around its control
+flow: autocasting the inputs, reading the mask they carry, building from the
+first call's shapes, recording activity-regularization losses, attaching the
+output masks, and the default `compute_output_shape` (running on zeros). The
+call context and the mask table are tracking.py's."""
+
+import inspect
+
+import numpy as np
+
+from ..api.array_ops import cast as _cast
+from ..core import nest
+from ..core.tensor import Tensor
+from ..math import divide as _divide
+from .layer_utils import _as_shape_tree, _is_shape_list, _shape_of
+from .tracking import get_keras_mask, set_keras_mask
+
+__all__ = ["convert_inputs", "input_mask", "build_from_call", "add_activity_losses",
+           "set_output_masks", "output_shape_by_running"]
+
+
+def convert_inputs(layer, args, kwargs):
+    """`args` and `kwargs` with ndarrays made Tensors and, when `layer.autocast`,
+    float tensors cast to the layer's dtype (`training` and `mask` untouched)."""
+    target = np.dtype(layer._dtype) if layer.autocast else None
+
+    def convert(x):
+        if isinstance(x, (np.ndarray, np.generic)):
+            x = Tensor(np.array(x))
+        if isinstance(x, Tensor) and target is not None and x._value.dtype.kind == "f" \
+                and x._value.dtype != target:
+            return _cast(x, target)
+        return x
+
+    # Fast path: one tensor already of the layer's dtype.
+    if len(args) == 1 and not kwargs and isinstance(args[0], Tensor) and (
+            target is None or args[0]._value.dtype == target
+            or args[0]._value.dtype.kind != "f"):
+        return args, kwargs
+    args = tuple(nest.map_structure(convert, a) for a in args)
+    kwargs = {k: (v if k in ("training", "mask") else nest.map_structure(convert, v))
+              for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def input_mask(first):
+    """The Keras mask of the first input (a structure of them for a nested one), or None."""
+    if first is None:
+        return None
+    masks = [get_keras_mask(t) for t in nest.flatten(first)]
+    if all(m is None for m in masks):
+        return None
+    return masks[0] if not nest.is_nested(first) else nest.pack_sequence_as(first, masks)
+
+
+def build_from_call(layer, params, args, kwargs):
+    """Build `layer` from the shapes of the call's arguments (`params`: call's signature).
+
+    A `build` whose parameters are all named `<argument>_shape` (or have
+    defaults) receives each argument's shape by name; any other gets the first
+    argument's shape.
+    """
+    names = [n for n, p in params.items() if n != "self" and p.kind in
+             (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    bound = dict(zip(names, args))
+    bound.update({k: v for k, v in kwargs.items() if k not in ("training", "mask")})
+    shapes = {}
+    for key, value in bound.items():
+        if value is not None and all(hasattr(t, "shape") for t in nest.flatten(value)):
+            shapes[f"{key}_shape"] = nest.map_structure(_shape_of, value)
+    first_shape = next(iter(shapes.values()), None)
+    build_params = [p for n, p in inspect.signature(layer.build).parameters.items()
+                    if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    object.__setattr__(layer, "_build_input_shape", first_shape)
+    if len(build_params) <= 1 or not all(p.name in shapes or p.default is not p.empty
+                                         for p in build_params):
+        layer.build(first_shape)
+    else:
+        layer.build(**{p.name: shapes[p.name] for p in build_params if p.name in shapes})
+    object.__setattr__(layer, "built", True)
+
+
+def add_activity_losses(layer, outputs):
+    """Add `layer.activity_regularizer` of each output tensor to the layer's losses."""
+    for out in nest.flatten(outputs):
+        if isinstance(out, Tensor):
+            loss = layer.activity_regularizer(out)
+            if out.ndim > 0 and out.shape[0]:
+                # Keras (tf.keras 2 and current Keras 3) divides by the batch
+                # size, so the strength does not depend on it.
+                loss = _divide(loss, Tensor(np.asarray(out.shape[0], loss._value.dtype)))
+            layer.add_loss(loss)
+
+
+def set_output_masks(layer, first, outputs, mask):
+    """Attach `layer.compute_mask(first, mask)` to the outputs that carry no mask yet."""
+    out_mask = layer.compute_mask(first, mask)
+    if out_mask is None:
+        return
+    for out, m in zip(nest.flatten(outputs),
+                      nest.flatten(out_mask) if nest.is_nested(outputs) else [out_mask]):
+        if get_keras_mask(out) is None:
+            set_keras_mask(out, m)
+
+
+def output_shape_by_running(layer, input_shape):
+    """The output shape of `layer` for `input_shape`, found by calling it on zeros
+    (None sizes taken as 1, and put back as None on the batch axis)."""
+    def zeros(shape):
+        return Tensor(np.zeros(tuple(1 if d is None else d for d in shape),
+                               np.dtype(layer._dtype)))
+    shape_tree = _as_shape_tree(input_shape)
+    dummy = nest.map_structure(zeros, shape_tree) if _is_shape_list(shape_tree) \
+        else zeros(shape_tree)
+    out = layer(dummy, training=False)
+    batch_unknown = (shape_tree[0][0] if _is_shape_list(shape_tree) else
+                     (shape_tree[0] if shape_tree else 0)) is None
+
+    def out_shape(t):
+        shape = tuple(t.shape)
+        return (None,) + shape[1:] if batch_unknown and shape else shape
+    return nest.map_structure(out_shape, out) if nest.is_nested(out) else out_shape(out)
