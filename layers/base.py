@@ -1,10 +1,8 @@
 """base.py owns `Layer`: lazy building, the call protocol, weights, losses and
-(de)serialization. Attribute tracking is variable_tracking.py's (a mixin);
-the steps of a call, calling.py's; add_weight's arguments and set_weights'
-checks, weight_creation.py's. It re-exports `InputSpec` (input_spec.py), the
-mask and tracking helpers (tracking.py) and `reset_name_counters`
-(layer_utils.py). Concrete layers live in the sibling modules; models in
-tapeflow.models."""
+config. Attribute tracking is variable_tracking.py's (a mixin), the steps of a
+call are calling.py's, add_weight's and set_weights' argument checks are
+weight_creation.py's. It re-exports InputSpec, the mask and tracking helpers
+and reset_name_counters; concrete layers live in the sibling modules."""
 
 import inspect
 

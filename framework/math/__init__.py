@@ -1,10 +1,8 @@
-"""tapeflow.math is the public `tf.math` namespace: it converts and checks the
-arguments, then calls the primitives of ops/ (which hold the math and VJPs).
-Functions built from primitives (softsign, selu, logsumexp, ...) need no VJP
-of their own. `__all__` is exported top-level (`tf.add`); the activations of
-`NN_ACTIVATIONS` are tf.math/tf.nn names only, re-exported by tapeflow.nn.
-The functions live in elementwise.py, activations.py, reductions.py and
-comparisons.py."""
+"""tapeflow.math is the public `tf.math` namespace, gathered from elementwise.py,
+activations.py, reductions.py and comparisons.py: argument checks in front of
+the primitives of ops/ (which hold the math and VJPs). `__all__` is exported
+top-level (`tf.add`); the activations of `NN_ACTIVATIONS` are tf.math/tf.nn
+names only, re-exported by tapeflow.nn."""
 
 from .activations import *  # noqa: F401,F403
 from .comparisons import *  # noqa: F401,F403

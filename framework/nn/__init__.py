@@ -1,9 +1,8 @@
-"""tapeflow.nn is the public `tf.nn` namespace: each function is a thin
-argument check in front of the primitives of ops/ (ops/nn.py,
-ops/conv.py) or a composite of them that needs no VJP of its own. The
-activations other than softmax are tf.math's, re-exported here; the rest live
-in activations.py, losses.py, normalization.py, embedding.py, conv.py and
-pooling.py."""
+"""tapeflow.nn is the public `tf.nn` namespace, gathered from activations.py,
+losses.py, normalization.py, embedding.py, conv.py and pooling.py: argument
+checks in front of the primitives of ops/ (ops/nn.py, ops/conv.py) or
+composites of them needing no VJP of their own. The activations other than
+softmax and log_softmax are tf.math's, re-exported here."""
 
 from ..math import (elu, gelu, leaky_relu, log_sigmoid, relu, relu6, selu, sigmoid, silu,
                     softplus, softsign, swish, tanh)
