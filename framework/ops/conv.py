@@ -2,7 +2,7 @@
 input and filter gradients, max and average pooling with their gradients.
 Each VJP calls a sibling op, so the chain closes and higher orders work; the
 loops are Numba kernels (kernels/conv.py, kernels/pool.py) or im2col + BLAS.
-Padding arrives resolved as ((top, bottom), (left, right)); checks live in nn.py.
+Padding arrives resolved as ((top, bottom), (left, right)); checks live in nn/_windows.py.
 
 Every op accepts extra leading axes on its inputs (a batch of cotangents from
 `jacobian`, or the leading axes of a higher-order gradient): the conv ops

@@ -1,6 +1,6 @@
 """linalg.py: linear-algebra primitives -- einsum, matrix inverse, determinant,
 log |determinant| and linear solves -- each beside its VJPs (matmul lives in
-math.py). Equations reaching `einsum` here are explicit and use letters only;
+ops/math.py). Equations reaching `einsum` here are explicit and use letters only;
 framework/linalg.py parses and checks what users write, and broadcasts the
 operands so that every letter has one size."""
 

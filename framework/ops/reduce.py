@@ -1,6 +1,6 @@
 """reduce.py: reductions over axes and cumulative sums/products. `axis` is
 always a tuple of non-negative ints or None here (the public wrappers in
-framework/math.py normalise and check it). Each VJP broadcasts the cotangent
+framework/math/reductions.py normalise and check it). Each VJP broadcasts the cotangent
 back over the reduced axes, keeping any leading batch axes."""
 
 import numpy as np
