@@ -2,8 +2,6 @@
 directory before the import (the package folder, else a user cache), sets
 the thread count for this machine, and declares the fastmath flags once."""
 
-import atexit
-import gc
 import os
 import tempfile
 import threading
@@ -106,19 +104,6 @@ POOL_WAKES_FAST = not ONE_THREAD_ONLY and _pool_wakes_fast()
 import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401 -- kernels import both from here
 
-
-def _quick_exit_collection():
-    """At exit: collect the garbage there is, then leave what is still alive to
-    reference counting. Numba's hundreds of thousands of objects made the
-    interpreter's final collections, which walk them all, take ~0.3 s of every
-    process that used a kernel (a first fit: 1.17 -> 0.87 s wall). What is freed
-    by reference counting still is; only cycles that teardown itself leaves
-    behind go unfinalized, which Python does not promise to finalize anyway."""
-    gc.collect()
-    gc.freeze()
-
-
-atexit.register(_quick_exit_collection)
 
 # Interval arithmetic stays IEEE (no `nnan`/`ninf`): kernels must propagate NaN
 # so that bad input is visible, while reassociation lets loops vectorise.
