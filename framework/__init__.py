@@ -10,8 +10,9 @@ __version__ = "0.1.0"
 from .runtime.malloc import tune_malloc as _tune_malloc  # noqa: E402
 from .runtime.openblas import tune_openblas as _tune_openblas  # noqa: E402
 
-_tune_malloc()  # large arrays stay in the process between steps: see _malloc.py
-_tune_openblas()  # BLAS workers sleep soon after a call, freeing the core: see _openblas.py
+_tune_malloc()  # large arrays stay in the process between steps: see runtime/malloc.py
+_tune_openblas()  # BLAS workers sleep soon after a call, freeing the core: see runtime/openblas.py
+from . import config  # noqa: E402 -- tf.config.experimental.get_process_settings() lists them
 
 from .core import dtypes, errors, nest  # noqa: E402
 from .core.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16,

@@ -1,13 +1,20 @@
-"""_numba.py is the one place numba is imported. It picks a writable cache
-directory before the import (the package folder, else a user cache), sets
-the thread count for this machine, and declares the fastmath flags once."""
+"""jit.py is the one place numba is imported. It has tapeflow's kernels cached
+where they belong (beside the source in a writable source tree, else a user
+cache directory) through a Numba cache locator of their own, loads Numba's
+threading layer with OpenMP's spin settings scoped to that load (openmp.py),
+picks the thread count for this machine, and declares the fastmath flags
+once. It leaves os.environ, Numba's config and the user's own Numba functions
+as they were."""
 
 import os
 import tempfile
 import threading
 import types
 
+from . import openmp
 from .openblas import workers_spin_long
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tapeflow/
 
 
 def _writable(path):
@@ -26,24 +33,24 @@ def _installed_copy(path):
     return "site-packages" in parts or "dist-packages" in parts
 
 
-def _choose_cache_dir(package_dir=os.path.dirname(os.path.abspath(__file__)),
-                      environ=os.environ):
-    """Where Numba caches compiled kernels: the user's NUMBA_CACHE_DIR; else
-    Numba's default beside the source when that is a writable source tree;
-    else a user cache directory. An installed copy never gets cache files
-    beside it: `pip uninstall` leaves files it did not install, and the
-    leftover `tapeflow/` directory would then shadow a later editable install
-    as an empty namespace package (`pip install .` then `pip install -e .`)."""
+def _choose_cache_dir(package_dir=_PACKAGE_DIR, environ=os.environ):
+    """Where tapeflow's kernels are cached: None for Numba's own choice (the
+    user's NUMBA_CACHE_DIR; else beside the source when that is a writable
+    source tree), else a user cache directory. An installed copy never gets
+    cache files beside it: `pip uninstall` leaves files it did not install,
+    and the leftover `tapeflow/` directory would then shadow a later editable
+    install as an empty namespace package (`pip install .` then `pip install -e
+    .`). Reads `environ`, never writes it."""
     if environ.get("NUMBA_CACHE_DIR"):
-        return
+        return None
     if not _installed_copy(package_dir) and _writable(os.path.join(package_dir, "__pycache__")):
-        return  # numba's default: beside the source, which is writable here
+        return None  # numba's default: beside the source, which is writable here
     user_cache = os.path.join(environ.get("XDG_CACHE_HOME")
                               or os.path.join(os.path.expanduser("~"), ".cache"),
                               "tapeflow", "numba")
     if not _writable(user_cache):
         user_cache = os.path.join(tempfile.gettempdir(), "tapeflow-numba-cache")
-    environ["NUMBA_CACHE_DIR"] = user_cache
+    return user_cache
 
 
 def _spinning_openmp_loaded():
@@ -52,12 +59,7 @@ def _spinning_openmp_loaded():
     Numba's parallel regions run on it. Linux only."""
     if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":
         return False
-    try:
-        with open("/proc/self/maps") as maps:
-            loaded = maps.read()
-    except OSError:
-        return False
-    return any(name in loaded for name in ("libgomp", "libiomp", "/libomp"))
+    return bool(openmp.loaded_runtimes())
 
 
 def _kernels_must_share_one_thread():
@@ -65,45 +67,77 @@ def _kernels_must_share_one_thread():
     together halve a step: measured on W3 with torch imported first and
     TAPEFLOW_BLAS_TUNING=0, 33-40 steps/s with two-thread kernels against
     98-103 with one. Either alone is harmless: with the BLAS spin shortened
-    (_openblas.py), two threads are faster beside torch (122-124 against
+    (openblas.py), two threads are faster beside torch (122-124 against
     110-112 steps/s)."""
     return _spinning_openmp_loaded() and workers_spin_long()
 
 
-_choose_cache_dir()
+_CACHE_DIR = _choose_cache_dir()
 # Kernels stay on one thread when another OpenMP runtime was there first
-# (its wait policy was fixed when it loaded, so the setting below comes too
-# late) and BLAS workers still spin between calls.
+# (its wait policy was fixed when it loaded, so openmp.py's setting comes too
+# late) and BLAS workers still spin between calls. Decided before Numba loads
+# its own OpenMP runtime below.
 ONE_THREAD_ONLY = _kernels_must_share_one_thread()
-# Idle OpenMP workers spin briefly, then sleep. Spinning long, a worker left
-# over from a parallel kernel steals the core that the next BLAS call needs;
-# sleeping at once, each parallel kernel pays ~0.1 ms to wake it on this VM,
-# more than a W2-sized GEMM gains from the second thread. 10,000 spins (about
-# OpenBLAS's own wait after _openblas.py) measured best on W2 and W3: with 0,
-# W2's fit ran 418-423 steps/s, with 10,000 725-774, with 10**6 W3 collapsed.
-_SPIN_COUNT = "10000"
-_user_set_wait = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-if not _user_set_wait:
-    os.environ["GOMP_SPINCOUNT"] = _SPIN_COUNT
-
-
-def _pool_wakes_fast():
-    """Whether an idle worker is still spinning when the next kernel starts:
-    tapeflow's setting, or the user's if it spins at all."""
-    spin_count = os.environ.get("GOMP_SPINCOUNT", "").strip().lower()
-    if spin_count:
-        return spin_count in ("infinite", "infinity") or spin_count.rstrip("kmgt") not in ("", "0")
-    return os.environ["OMP_WAIT_POLICY"].upper() != "PASSIVE"
-
-
-# Whether parallel kernels start without a wake-up's delay (kernels/gemm.py
-# beats BLAS on small products only then).
-POOL_WAKES_FAST = not ONE_THREAD_ONLY and _pool_wakes_fast()
 
 import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401 -- kernels import both from here
+from numba.core import caching as _caching  # noqa: E402
 
+
+class _TapeflowCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._CacheLocator):
+    """Caches tapeflow's own kernels under _CACHE_DIR when tapeflow must not
+    cache beside its source (an installed copy, an unwritable tree); declines
+    (None) every other function, and everything when the user set
+    NUMBA_CACHE_DIR, so Numba's own locators handle them as without tapeflow."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(_CACHE_DIR, self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if _CACHE_DIR is None or numba.config.CACHE_DIR:
+            return None
+        try:
+            inside = os.path.commonpath([os.path.abspath(py_file), _PACKAGE_DIR]) == _PACKAGE_DIR
+        except ValueError:  # another drive
+            return None
+        return super().from_function(py_func, py_file) if inside else None
+
+
+def _register_locator():
+    """Put _TapeflowCacheLocator right after Numba's locator for a user's
+    NUMBA_CACHE_DIR (which keeps precedence), before the in-tree one."""
+    impl = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
+    locators = impl._locator_classes
+    if _TapeflowCacheLocator not in locators:
+        after = [i for i, c in enumerate(locators) if c is _caching.UserProvidedCacheLocator]
+        locators.insert(after[0] + 1 if after else 0, _TapeflowCacheLocator)
+
+
+_register_locator()
+
+
+def _launch_threading_layer():
+    """Have Numba load its threading layer now; the layer's name. A failure is
+    left for the first parallel kernel to raise, as without tapeflow."""
+    try:
+        numba.get_num_threads()  # loads the threading layer and starts its threads
+        return numba.threading_layer()
+    except Exception as error:  # noqa: BLE001 -- e.g. no threading layer could be loaded
+        return f"none ({error})"
+
+
+# Numba loads its threading layer (libgomp) here, before any kernel runs, with
+# openmp.py's spin settings in the environment for the load only.
+_OPENMP_ENVIRONMENT = openmp.load_runtime(_launch_threading_layer)
+# Whether parallel kernels start without a wake-up's delay (kernels/gemm.py
+# beats BLAS on small products only then).
+POOL_WAKES_FAST = not ONE_THREAD_ONLY and openmp.pool_wakes_fast(_OPENMP_ENVIRONMENT)
 
 # Interval arithmetic stays IEEE (no `nnan`/`ninf`): kernels must propagate NaN
 # so that bad input is visible, while reassociation lets loops vectorise.

@@ -1,4 +1,4 @@
-"""_openblas.py shortens how long NumPy's OpenBLAS worker threads spin after
+"""openblas.py shortens how long NumPy's OpenBLAS worker threads spin after
 each call, so that they stop taking a core from tapeflow's own kernels.
 
 OpenBLAS's workers busy-wait (yielding) for 2**28 clock ticks, ~70 ms, after
@@ -11,11 +11,17 @@ keeps them awake across back-to-back BLAS calls (W2, nearly all BLAS, kept its
 2.2-2.3 ms per step; 2**16 cost it 3%).
 
 OpenBLAS reads OPENBLAS_THREAD_TIMEOUT when it starts, before tapeflow is
-imported, so this sets the variable, has OpenBLAS read its environment again
-and stops its threads; the next threaded call starts them with the new
-timeout. Skipped when the user set OPENBLAS_THREAD_TIMEOUT or
+imported, so this sets the variable only while OpenBLAS reads its environment
+again (settings.scoped_environ restores os.environ right after), then stops
+its threads; the next threaded call starts them with the new timeout.
+Skipped when the user set OPENBLAS_THREAD_TIMEOUT, TAPEFLOW_PROCESS_TUNING=0 or
 TAPEFLOW_BLAS_TUNING=0, and for OpenBLAS builds without those entry points
-(OpenMP builds) or other BLAS libraries.
+(OpenMP builds) or other BLAS libraries. What it did is listed by
+tf.config.experimental.get_process_settings().
+
+Why ctypes and not threadpoolctl: threadpoolctl finds and limits BLAS/OpenMP
+thread pools but cannot set OpenBLAS's worker timeout (nor libgomp's spin
+count), and it is not a tapeflow dependency (numpy, numba, tqdm only).
 """
 
 import ctypes
@@ -23,6 +29,8 @@ import os
 import sys
 
 import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
+
+from .settings import ProcessSetting, record, scoped_environ, skip_reason
 
 __all__ = ["tune_openblas", "workers_spin_long", "THREAD_TIMEOUT"]
 
@@ -53,17 +61,37 @@ def _entry_points(path):
 
 
 def tune_openblas(environ=os.environ):
-    """Apply THREAD_TIMEOUT to every loaded OpenBLAS; the number of libraries changed."""
-    if environ.get("TAPEFLOW_BLAS_TUNING", "1") == "0" or "OPENBLAS_THREAD_TIMEOUT" in environ:
-        return 0
-    libraries = [e for e in map(_entry_points, loaded_openblas_paths()) if e is not None]
-    if not libraries:
-        return 0
-    environ["OPENBLAS_THREAD_TIMEOUT"] = str(THREAD_TIMEOUT)
-    for read_env, thread_shutdown, _ in libraries:
-        read_env()
-        thread_shutdown()
-    return len(libraries)
+    """Apply THREAD_TIMEOUT to every loaded OpenBLAS unless told not to; one
+    ProcessSetting per library (or one saying why none was tuned), also
+    recorded for get_process_settings."""
+    name = "openblas.thread_timeout"  # log2 of clock ticks, as OPENBLAS_THREAD_TIMEOUT
+    why_not = skip_reason(environ, "TAPEFLOW_BLAS_TUNING")
+    if not why_not and "OPENBLAS_THREAD_TIMEOUT" in environ:
+        why_not = "your own OPENBLAS_THREAD_TIMEOUT wins"
+        return record(ProcessSetting(name, THREAD_TIMEOUT, environ["OPENBLAS_THREAD_TIMEOUT"],
+                                     False, why_not))
+    paths = loaded_openblas_paths()
+    libraries = [(p, e) for p, e in zip(paths, map(_entry_points, paths)) if e is not None]
+    if not why_not and not libraries:
+        why_not = ("no OpenBLAS loaded" if not paths else
+                   "no openblas_read_env/blas_thread_shutdown_ entry points (an OpenMP build?)")
+    if why_not:
+        return record(ProcessSetting(name, THREAD_TIMEOUT, None, False, why_not))
+    before = [timeout() or _DEFAULT_TIMEOUT for _, (_, _, timeout) in libraries]
+    with scoped_environ({"OPENBLAS_THREAD_TIMEOUT": str(THREAD_TIMEOUT)}):
+        for _, (read_env, _, _) in libraries:
+            read_env()
+    settings = []
+    for (path, (_, thread_shutdown, timeout)), old in zip(libraries, before):
+        thread_shutdown()  # the next threaded call starts the workers with the new timeout
+        label = name if len(libraries) == 1 else f"{name}[{os.path.basename(path)}]"
+        if timeout() == THREAD_TIMEOUT:
+            settings.append(ProcessSetting(label, THREAD_TIMEOUT, old, True,
+                                           "openblas_read_env with the variable set for the call"))
+        else:
+            settings.append(ProcessSetting(label, THREAD_TIMEOUT, old, False,
+                                           f"OpenBLAS kept {timeout()}"))
+    return record(*settings)
 
 
 def workers_spin_long():

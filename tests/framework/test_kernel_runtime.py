@@ -1,7 +1,8 @@
 """The kernel runtime in a process: the kernels take one thread when an OpenMP
 runtime that spins was loaded before them (PyTorch's libgomp, say) and BLAS
 workers also spin long between calls, up to two otherwise; idle workers spin
-briefly; exit is left to Python: nothing freezes the collector, garbage is
+briefly (libgomp reads the setting while Numba loads it; os.environ keeps
+nothing); exit is left to Python: nothing freezes the collector, garbage is
 finalized (checked in fresh subprocesses); and where compiled kernels are
 cached."""
 
@@ -29,10 +30,16 @@ elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
 print(_numba.ONE_THREAD_ONLY, observed[0])
 """
 
+# What libgomp went by (the OMP_WAIT_POLICY and GOMP_SPINCOUNT tapeflow or the
+# user gave it), and whether a parallel kernel finds a worker still spinning;
+# os.environ must hold the user's values only.
 _POOL_PROBE = """
 import os
+before = dict(os.environ)
 from tapeflow.runtime import jit as _numba
-print(os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"), _numba.POOL_WAKES_FAST)
+assert dict(os.environ) == before
+env = _numba._OPENMP_ENVIRONMENT
+print(env["OMP_WAIT_POLICY"], env["GOMP_SPINCOUNT"], _numba.POOL_WAKES_FAST)
 """
 
 
@@ -41,7 +48,7 @@ def _run(code, *args, **env):
     caller's thread settings unless given in `env`."""
     run_env = {k: v for k, v in os.environ.items()
                if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_THREAD_TIMEOUT",
-                            "TAPEFLOW_BLAS_TUNING")}
+                            "TAPEFLOW_BLAS_TUNING", "TAPEFLOW_PROCESS_TUNING")}
     run_env.update(env)
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True, env=run_env, timeout=300)
@@ -82,6 +89,8 @@ def test_idle_workers_spin_briefly_unless_the_user_said_otherwise():
     assert _pool_probe(GOMP_SPINCOUNT="2k") == ["PASSIVE", "2k", "True"]
     assert _pool_probe(OMP_WAIT_POLICY="passive") == ["passive", "None", "False"]
     assert _pool_probe(OMP_WAIT_POLICY="ACTIVE") == ["ACTIVE", "None", "True"]
+    # Switched off: libgomp's own default (a spin of 300,000) wakes fast too.
+    assert _pool_probe(TAPEFLOW_PROCESS_TUNING="0") == ["None", "None", "True"]
 
 
 def test_kernels_take_two_threads_on_their_own():
@@ -119,38 +128,70 @@ def test_exit_finalizes_garbage_and_freezes_nothing():
 
 
 def test_kernel_cache_goes_beside_a_source_tree_else_to_a_user_directory(tmp_path):
-    source = tmp_path / "repo" / "framework" / "kernels"
+    source = tmp_path / "repo" / "framework"
     source.mkdir(parents=True)
     environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
-    _numba._choose_cache_dir(str(source), environ)
-    assert "NUMBA_CACHE_DIR" not in environ  # Numba's default: beside the source
+    assert _numba._choose_cache_dir(str(source), environ) is None  # Numba's default: beside it
     # An installed copy: pip uninstall would leave the cache files behind.
-    installed = tmp_path / "lib" / "site-packages" / "tapeflow" / "kernels"
+    installed = tmp_path / "lib" / "site-packages" / "tapeflow"
     installed.mkdir(parents=True)
-    _numba._choose_cache_dir(str(installed), environ)
-    assert environ["NUMBA_CACHE_DIR"] == str(tmp_path / "xdg" / "tapeflow" / "numba")
+    assert _numba._choose_cache_dir(str(installed), environ) == \
+        str(tmp_path / "xdg" / "tapeflow" / "numba")
     assert not (installed / "__pycache__").exists()
-    # The user's own setting wins.
+    # The user's own NUMBA_CACHE_DIR wins: Numba's own locator handles it.
     environ = {"NUMBA_CACHE_DIR": "/somewhere", "XDG_CACHE_HOME": str(tmp_path / "xdg")}
-    _numba._choose_cache_dir(str(installed), environ)
-    assert environ["NUMBA_CACHE_DIR"] == "/somewhere"
+    assert _numba._choose_cache_dir(str(installed), environ) is None
+    assert environ == {"NUMBA_CACHE_DIR": "/somewhere", "XDG_CACHE_HOME": str(tmp_path / "xdg")}
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
 def test_kernel_cache_leaves_a_read_only_source_tree_alone(tmp_path):
-    source = tmp_path / "repo" / "kernels"
+    source = tmp_path / "repo" / "framework"
     source.mkdir(parents=True)
     source.chmod(0o555)
     environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
     try:
-        _numba._choose_cache_dir(str(source), environ)
+        chosen = _numba._choose_cache_dir(str(source), environ)
     finally:
         source.chmod(0o755)
-    assert environ["NUMBA_CACHE_DIR"] == str(tmp_path / "xdg" / "tapeflow" / "numba")
+    assert chosen == str(tmp_path / "xdg" / "tapeflow" / "numba")
 
 
-# Records whether numba is imported before tapeflow's _numba module has run
-# (numba reads NUMBA_CACHE_DIR once, when it loads).
+def test_the_locator_takes_tapeflows_functions_only(tmp_path, monkeypatch):
+    import numba
+    import numba.core.caching as caching
+    from tapeflow.kernels import elementwise
+
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    locators = impl._locator_classes
+    assert locators.index(_numba._TapeflowCacheLocator) == \
+        locators.index(caching.UserProvidedCacheLocator) + 1
+    locate = _numba._TapeflowCacheLocator.from_function
+    kernel_file = elementwise.__file__  # a file inside tapeflow's package
+    user_file = tmp_path / "mine.py"
+    user_file.write_text("def f():\n    return 1\n")
+    # An installed copy (or read-only tree): tapeflow's kernels go to its cache dir.
+    monkeypatch.setattr(_numba, "_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    assert locate(_some_function, kernel_file).get_cache_path().startswith(
+        str(tmp_path / "cache") + os.sep)
+    assert locate(_some_function, str(user_file)) is None  # the user's: Numba's own locators
+    # The user's NUMBA_CACHE_DIR: Numba's own locator, which comes first, takes everything.
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "user"))
+    assert locate(_some_function, kernel_file) is None
+    # A writable source tree: Numba's default, beside the source.
+    monkeypatch.setattr(_numba, "_CACHE_DIR", None)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    assert locate(_some_function, kernel_file) is None
+
+
+def _some_function():
+    return 1
+
+
+# Records whether numba is imported before tapeflow's runtime/jit.py has run
+# (jit.py registers the kernels' cache locator and loads the threading layer
+# with OpenMP's settings before any kernel is defined).
 _IMPORT_ORDER_PROBE = """
 import importlib, sys
 class Watch:

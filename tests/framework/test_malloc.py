@@ -1,4 +1,4 @@
-"""_malloc: glibc keeps a step's large freed arrays for the next step instead of
+"""runtime/malloc: glibc keeps a step's large freed arrays for the next step instead of
 trimming them back to the kernel (which made every step fault its pages in
 again); the user's own malloc settings win."""
 
@@ -33,7 +33,8 @@ _STEPS = textwrap.dedent("""
 
 def _run(importing, extra_env=None):
     env = {k: v for k, v in os.environ.items()
-           if k not in _malloc._USER_SETTINGS + ("TAPEFLOW_MALLOC_TUNING", "GLIBC_TUNABLES")}
+           if k not in _malloc._USER_SETTINGS + ("TAPEFLOW_MALLOC_TUNING", "TAPEFLOW_PROCESS_TUNING",
+                                                "GLIBC_TUNABLES")}
     env.update(extra_env or {})
     out = subprocess.run([sys.executable, "-c", _STEPS, importing], env=env, check=True,
                          capture_output=True, text=True).stdout
@@ -45,20 +46,27 @@ def test_after_import_freed_arrays_are_reused_without_page_faults():
     untuned = _run("numpy")
     tuned = _run("tapeflow")
     opted_out = _run("tapeflow", {"TAPEFLOW_MALLOC_TUNING": "0"})
-    assert untuned > 1000 and opted_out > 1000, (untuned, opted_out)  # 5 rounds x 32 MB
+    all_off = _run("tapeflow", {"TAPEFLOW_PROCESS_TUNING": "0"})
+    assert min(untuned, opted_out, all_off) > 1000, (untuned, opted_out, all_off)  # 5 x 32 MB
     assert tuned < 100, tuned
 
 
 @glibc_only
 def test_tunes_by_default():
-    assert _malloc.tune_malloc(environ={}) is True
+    settings = _malloc.tune_malloc(environ={})
+    assert [(s.name, s.value, s.applied, s.reason) for s in settings] == [
+        ("malloc.M_MMAP_THRESHOLD", 32 << 20, True, "mallopt"),
+        ("malloc.M_TRIM_THRESHOLD", 256 << 20, True, "mallopt")]
 
 
-@pytest.mark.parametrize("environ", [
-    {"TAPEFLOW_MALLOC_TUNING": "0"},
-    {"MALLOC_TRIM_THRESHOLD_": "1000000"},
-    {"MALLOC_MMAP_THRESHOLD_": "65536"},
-    {"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=1000000"},
+@pytest.mark.parametrize("environ, reason", [
+    ({"TAPEFLOW_MALLOC_TUNING": "0"}, "switched off: TAPEFLOW_MALLOC_TUNING=0"),
+    ({"TAPEFLOW_PROCESS_TUNING": "0"}, "switched off: TAPEFLOW_PROCESS_TUNING=0"),
+    ({"MALLOC_TRIM_THRESHOLD_": "1000000"}, "your own malloc settings win: MALLOC_TRIM_THRESHOLD_"),
+    ({"MALLOC_MMAP_THRESHOLD_": "65536"}, "your own malloc settings win: MALLOC_MMAP_THRESHOLD_"),
+    ({"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=1000000"},
+     "your own malloc settings win: GLIBC_TUNABLES=glibc.malloc.trim_threshold=1000000"),
 ])
-def test_user_settings_win(environ):
-    assert _malloc.tune_malloc(environ=environ) is False
+def test_user_settings_and_switches_win(environ, reason):
+    settings = _malloc.tune_malloc(environ=environ)
+    assert [(s.applied, s.reason) for s in settings] == [(False, reason)] * 2

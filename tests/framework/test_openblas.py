@@ -1,4 +1,4 @@
-"""_openblas: after `import tapeflow`, NumPy's OpenBLAS workers spin 2**20
+"""runtime/openblas: after `import tapeflow`, NumPy's OpenBLAS workers spin 2**20
 ticks instead of 2**28 before sleeping; the user's own setting wins."""
 
 import os
@@ -12,10 +12,12 @@ from tapeflow.runtime import openblas as _openblas
 # Prints the thread timeout every loaded OpenBLAS reports after `import
 # tapeflow` and one threaded BLAS call.
 _REPORT = """
+import os
 import numpy as np
 from tapeflow.runtime import openblas as _openblas
 a = np.ones((256, 256), np.float32)
 a @ a
+assert os.environ.get("OPENBLAS_THREAD_TIMEOUT") != str(_openblas.THREAD_TIMEOUT)  # not left set
 print(_openblas.workers_spin_long())
 print([_openblas._entry_points(p)[2]() for p in _openblas.loaded_openblas_paths()
        if _openblas._entry_points(p) is not None])
@@ -29,7 +31,8 @@ needs_openblas = pytest.mark.skipif(
 def _report(**env):
     """(whether workers spin long, the timeout of every loaded OpenBLAS)."""
     environ = {k: v for k, v in os.environ.items()
-               if k not in ("OPENBLAS_THREAD_TIMEOUT", "TAPEFLOW_BLAS_TUNING")}
+               if k not in ("OPENBLAS_THREAD_TIMEOUT", "TAPEFLOW_BLAS_TUNING",
+                            "TAPEFLOW_PROCESS_TUNING")}
     environ.update(env)
     out = subprocess.run([sys.executable, "-c", _REPORT], env=environ,
                          check=True, capture_output=True, text=True).stdout
@@ -50,12 +53,17 @@ def test_import_shortens_the_spin_of_every_loaded_openblas():
 def test_user_timeout_and_opt_out_are_left_alone():
     assert set(_timeouts(OPENBLAS_THREAD_TIMEOUT="24")) == {24}
     assert _openblas.THREAD_TIMEOUT not in _timeouts(TAPEFLOW_BLAS_TUNING="0")
+    assert _openblas.THREAD_TIMEOUT not in _timeouts(TAPEFLOW_PROCESS_TUNING="0")
 
 
-@pytest.mark.parametrize("environ", [{"TAPEFLOW_BLAS_TUNING": "0"},
-                                     {"OPENBLAS_THREAD_TIMEOUT": "10"}])
-def test_tune_openblas_skips_when_told(environ):
-    assert _openblas.tune_openblas(environ=environ) == 0
+@pytest.mark.parametrize("environ, before, reason", [
+    ({"TAPEFLOW_BLAS_TUNING": "0"}, None, "switched off: TAPEFLOW_BLAS_TUNING=0"),
+    ({"TAPEFLOW_PROCESS_TUNING": "0"}, None, "switched off: TAPEFLOW_PROCESS_TUNING=0"),
+    ({"OPENBLAS_THREAD_TIMEOUT": "10"}, "10", "your own OPENBLAS_THREAD_TIMEOUT wins"),
+])
+def test_tune_openblas_skips_when_told(environ, before, reason):
+    assert _openblas.tune_openblas(environ=environ) == [_openblas.ProcessSetting(
+        "openblas.thread_timeout", _openblas.THREAD_TIMEOUT, before, False, reason)]
 
 
 @needs_openblas
