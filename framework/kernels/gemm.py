@@ -26,8 +26,8 @@ Rows left over from whole tiles go through a zero-padded tile; columns left
 over from whole panels go to NumPy's matmul.
 """
 
-# _numba first: it sets the cache directory and thread settings that numba
-# and OpenMP read when they load.
+# runtime.jit first: it imports numba, registers the kernels' cache locator and
+# loads the OpenMP layer with tapeflow's spin setting before anything compiles.
 from ..runtime.jit import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel  # noqa: I001
 
 import numba  # noqa: E402
