@@ -10,7 +10,7 @@ applies Keras 3's decoupled decay `p -= p * decay` before the update.
 
 import numpy as np
 
-from ..runtime.jit import FASTMATH, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, njit, prange, serial_and_parallel
 
 __all__ = ["KERNELS", "PARALLEL_MIN_SIZE", "run"]
 
@@ -21,19 +21,44 @@ __all__ = ["KERNELS", "PARALLEL_MIN_SIZE", "run"]
 PARALLEL_MIN_SIZE = 1 << 19
 
 
+# The steps the updates share, inlined into each kernel's loop (numba's IR inlining,
+# so the parallel compile still sees one flat loop body to vectorise).
+_inline = njit(inline="always")
+
+
+@_inline
+def _decayed(p, i, decay):
+    """p[i] after Keras 3's decoupled weight decay."""
+    pi = p[i]
+    if decay != 0:
+        pi = pi - pi * decay
+    return pi
+
+
+@_inline
+def _moment(avg, i, x, one_minus_beta):
+    """avg[i] = beta * avg[i] + (1 - beta) * x, as avg + (x - avg) * (1 - beta)."""
+    a = avg[i] + (x - avg[i]) * one_minus_beta
+    avg[i] = a
+    return a
+
+
+@_inline
+def _leaky(avg, i, x, rho, one_minus_rho):
+    """avg[i] = rho * avg[i] + (1 - rho) * x, RMSprop's and Adadelta's form."""
+    a = rho * avg[i] + one_minus_rho * x
+    avg[i] = a
+    return a
+
+
 def _sgd(p, g, lr, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
-        p[i] = pi - g[i] * lr
+        p[i] = _decayed(p, i, decay) - g[i] * lr
 
 
 def _sgd_momentum(p, g, m, lr, momentum, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         mi = m[i] * momentum - g[i] * lr
         m[i] = mi
         p[i] = pi + mi
@@ -41,9 +66,7 @@ def _sgd_momentum(p, g, m, lr, momentum, decay):
 
 def _sgd_nesterov(p, g, m, lr, momentum, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gl = g[i] * lr
         mi = m[i] * momentum - gl
         m[i] = mi
@@ -52,55 +75,39 @@ def _sgd_nesterov(p, g, m, lr, momentum, decay):
 
 def _adam(p, g, m, v, alpha, one_minus_b1, one_minus_b2, eps, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        mi = m[i] + (gi - m[i]) * one_minus_b1
-        vi = v[i] + (gi * gi - v[i]) * one_minus_b2
-        m[i] = mi
-        v[i] = vi
+        mi = _moment(m, i, gi, one_minus_b1)
+        vi = _moment(v, i, gi * gi, one_minus_b2)
         p[i] = pi - (mi * alpha) / (np.sqrt(vi) + eps)
 
 
 def _adam_amsgrad(p, g, m, v, vhat, alpha, one_minus_b1, one_minus_b2, eps, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        mi = m[i] + (gi - m[i]) * one_minus_b1
-        vi = v[i] + (gi * gi - v[i]) * one_minus_b2
-        hi = max(vhat[i], vi)
-        m[i] = mi
-        v[i] = vi
+        mi = _moment(m, i, gi, one_minus_b1)
+        hi = max(vhat[i], _moment(v, i, gi * gi, one_minus_b2))
         vhat[i] = hi
         p[i] = pi - (mi * alpha) / (np.sqrt(hi) + eps)
 
 
 def _adamax(p, g, m, u, lr, one_minus_b1, b2, denom_scale, eps, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        mi = m[i] + (gi - m[i]) * one_minus_b1
+        mi = _moment(m, i, gi, one_minus_b1)
         ui = max(b2 * u[i], abs(gi))
-        m[i] = mi
         u[i] = ui
         p[i] = pi - (lr * mi) / (denom_scale * (ui + eps))
 
 
 def _nadam(p, g, m, v, lr, one_minus_b1, one_minus_b2, c_m, c_g, c_v, eps, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        mi = m[i] + (gi - m[i]) * one_minus_b1
-        vi = v[i] + (gi * gi - v[i]) * one_minus_b2
-        m[i] = mi
-        v[i] = vi
+        mi = _moment(m, i, gi, one_minus_b1)
+        vi = _moment(v, i, gi * gi, one_minus_b2)
         m_hat = c_m * mi + c_g * gi
         p[i] = pi - (m_hat * lr) / (np.sqrt(vi * c_v) + eps)
 
@@ -108,27 +115,20 @@ def _nadam(p, g, m, v, lr, one_minus_b1, one_minus_b2, c_m, c_g, c_v, eps, decay
 def _rmsprop(p, g, v, lr, rho, one_minus_rho, eps, momentum, centered, use_momentum, decay):
     # momentum, centered and use_momentum are 0 here: _rmsprop_full handles them.
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        vi = rho * v[i] + one_minus_rho * (gi * gi)
-        v[i] = vi
+        vi = _leaky(v, i, gi * gi, rho, one_minus_rho)
         p[i] = pi - (lr * gi) / np.sqrt(vi + eps)
 
 
 def _rmsprop_full(p, g, v, mom, avg, lr, rho, one_minus_rho, eps, momentum, centered,
                   use_momentum, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        vi = rho * v[i] + one_minus_rho * (gi * gi)
-        v[i] = vi
+        vi = _leaky(v, i, gi * gi, rho, one_minus_rho)
         if centered:
-            ai = rho * avg[i] + one_minus_rho * gi
-            avg[i] = ai
+            ai = _leaky(avg, i, gi, rho, one_minus_rho)
             denom = vi - ai * ai + eps
         else:
             denom = vi + eps
@@ -141,9 +141,7 @@ def _rmsprop_full(p, g, v, mom, avg, lr, rho, one_minus_rho, eps, momentum, cent
 
 def _adagrad(p, g, acc, lr, eps, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
         ai = acc[i] + gi * gi
         acc[i] = ai
@@ -152,22 +150,17 @@ def _adagrad(p, g, acc, lr, eps, decay):
 
 def _adadelta(p, g, acc_g, acc_dx, lr, rho, one_minus_rho, eps, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
-        ag = rho * acc_g[i] + one_minus_rho * (gi * gi)
-        acc_g[i] = ag
+        ag = _leaky(acc_g, i, gi * gi, rho, one_minus_rho)
         dx = -(np.sqrt(acc_dx[i] + eps) * gi) / np.sqrt(ag + eps)
-        acc_dx[i] = rho * acc_dx[i] + one_minus_rho * (dx * dx)
+        _leaky(acc_dx, i, dx * dx, rho, one_minus_rho)
         p[i] = pi + lr * dx
 
 
 def _lion(p, g, m, lr, b1, one_minus_b1, b2, one_minus_b2, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
         mi = m[i]
         c = mi * b1 + gi * one_minus_b1
@@ -184,9 +177,7 @@ def _lion(p, g, m, lr, b1, one_minus_b1, b2, one_minus_b2, decay):
 
 def _ftrl(p, g, acc, lin, lr, neg_lr_power, l1, two_l2, two_shrinkage, is_sqrt, decay):
     for i in prange(p.size):
-        pi = p[i]
-        if decay != 0:
-            pi = pi - pi * decay
+        pi = _decayed(p, i, decay)
         gi = g[i]
         ai = acc[i]
         new_ai = ai + gi * gi
