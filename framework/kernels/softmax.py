@@ -15,13 +15,39 @@ __all__ = ["softmax_cross_entropy_forward", "softmax_cross_entropy_backward",
            "sparse_softmax_cross_entropy_forward", "sparse_softmax_cross_entropy_backward"]
 
 
+# The row steps the kernels share, inlined into each kernel by numba (its IR, before LLVM).
+_inline = njit(inline="always")
+
+
+@_inline
+def _row_max(z, r, cols):
+    m = z[r, 0]
+    for k in range(1, cols):
+        m = max(m, z[r, k])
+    return m
+
+
+@_inline
+def _exp_row(z, r, cols, dz):
+    """dz[r] = exp(z[r] - max(z[r])), unnormalised softmax; returns the row's sum."""
+    # The max loop again: calling _row_max here made the backward kernels 4-6% slower
+    # at 10 classes (LLVM laid the nested inlined loops out worse).
+    m = z[r, 0]
+    for k in range(1, cols):
+        m = max(m, z[r, k])
+    s = z[r, 0] * 0
+    for k in range(cols):
+        e = np.exp(z[r, k] - m)
+        dz[r, k] = e
+        s += e
+    return s
+
+
 def _softmax_cross_entropy_forward(z, y, loss):
     """loss[r] = sum_k y[r, k] * (lse(z[r]) - z[r, k]), from logits shifted by the row max."""
     rows, cols = z.shape
     for r in range(rows):
-        m = z[r, 0]
-        for k in range(1, cols):
-            m = max(m, z[r, k])
+        m = _row_max(z, r, cols)
         s = z[r, 0] * 0
         ys = s
         yz = s
@@ -38,15 +64,7 @@ def _softmax_cross_entropy_backward(z, y, g, dz):
     """dz[r] = g[r] * (softmax(z[r]) - y[r])."""
     rows, cols = z.shape
     for r in range(rows):
-        m = z[r, 0]
-        for k in range(1, cols):
-            m = max(m, z[r, k])
-        s = z[r, 0] * 0
-        for k in range(cols):
-            e = np.exp(z[r, k] - m)
-            dz[r, k] = e
-            s += e
-        scale = g[r] / s
+        scale = g[r] / _exp_row(z, r, cols, dz)
         for k in range(cols):
             dz[r, k] = dz[r, k] * scale - g[r] * y[r, k]
     return dz
@@ -56,9 +74,7 @@ def _sparse_softmax_cross_entropy_forward(z, labels, loss):
     """loss[r] = lse(z[r]) - z[r, labels[r]] (labels checked by the caller)."""
     rows, cols = z.shape
     for r in range(rows):
-        m = z[r, 0]
-        for k in range(1, cols):
-            m = max(m, z[r, k])
+        m = _row_max(z, r, cols)
         s = z[r, 0] * 0
         for k in range(cols):
             s += np.exp(z[r, k] - m)
@@ -70,15 +86,7 @@ def _sparse_softmax_cross_entropy_backward(z, labels, g, dz):
     """dz[r] = g[r] * (softmax(z[r]) - onehot(labels[r]))."""
     rows, cols = z.shape
     for r in range(rows):
-        m = z[r, 0]
-        for k in range(1, cols):
-            m = max(m, z[r, k])
-        s = z[r, 0] * 0
-        for k in range(cols):
-            e = np.exp(z[r, k] - m)
-            dz[r, k] = e
-            s += e
-        scale = g[r] / s
+        scale = g[r] / _exp_row(z, r, cols, dz)
         for k in range(cols):
             dz[r, k] *= scale
         dz[r, labels[r]] -= g[r]
