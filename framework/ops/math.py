@@ -1,6 +1,6 @@
 """math.py: elementwise primitives and matmul, each forward beside its VJPs.
-Most ops are one row of a table, `name: (forward, VJP per input)`, registered in
-a loop; a row's forward is the NumPy function itself, called with no wrapper.
+Most ops are one line, `name = _unary("name", forward, vjp)`: the forward is the
+NumPy function itself, called with no wrapper, the VJP a lambda.
 Broadcasting ops are flagged, and the engine sums their gradients back to each
 input's shape. VJPs use tapeflow ops so that outer tapes record them.
 Composite functions (softsign, selu, gelu, ...) live in framework/math.py."""
@@ -35,12 +35,19 @@ def const(value, like):
     return Tensor(np.asarray(value, like._value.dtype))
 
 
-def _register(table, **flags):
-    """Register each row `name: (forward, *vjps)` as op `name`, also a module-level name."""
-    for name, (forward, *vjps) in table.items():
-        op = globals()[name] = defop(forward, name=name, **flags)
-        if vjps:
-            op.defvjp(*vjps)
+def _op(name, forward, *vjps, **flags):
+    """Register `forward` (the NumPy function itself, no wrapper frame) as op `name`
+    with one VJP per input: one line per op, as HIPS autograd's `defvjp`."""
+    op = defop(forward, name=name, **flags)
+    if vjps:
+        op.defvjp(*vjps)
+    return op
+
+
+_unary = _op
+_binary = functools.partial(_op, broadcasting=True)   # the walk unbroadcasts their gradients
+_constant = functools.partial(_op, differentiable=False)
+_binary_constant = functools.partial(_op, broadcasting=True, differentiable=False)
 
 
 def _pow_vjp_x(g, out, x, y):
@@ -62,24 +69,29 @@ def _pow_vjp_y(g, out, x, y):
 
 
 # operator.add is `x + y` itself (ndarray's operators), without a Python frame per call.
-_register({
-    "add": (operator.add, lambda g, out, x, y: g, lambda g, out, x, y: g),
-    "subtract": (operator.sub, lambda g, out, x, y: g, lambda g, out, x, y: negative(g)),
-    "multiply": (operator.mul, lambda g, out, x, y: multiply(g, y),
-                 lambda g, out, x, y: multiply(g, x)),
-    "divide": (operator.truediv, lambda g, out, x, y: divide(g, y),
-               lambda g, out, x, y: negative(divide(multiply(g, out), y))),
-    "pow": (operator.pow, _pow_vjp_x, _pow_vjp_y),
-    # TF's gradient of FloorMod: (g, -g * floor(x / y)), the quotient held constant.
-    "floormod": (np.mod, lambda g, out, x, y: g,
-                 lambda g, out, x, y: multiply(g, Tensor(-np.floor_divide(x._value, y._value)))),
-    # On a tie TF gives the whole gradient to the first argument.
-    "maximum": (np.maximum, lambda g, out, x, y: multiply(g, mask_of(x._value >= y._value, x)),
-                lambda g, out, x, y: multiply(g, mask_of(x._value < y._value, y))),
-    "minimum": (np.minimum, lambda g, out, x, y: multiply(g, mask_of(x._value <= y._value, x)),
-                lambda g, out, x, y: multiply(g, mask_of(x._value > y._value, y))),
-}, broadcasting=True)
-_register({"floordiv": (np.floor_divide,)}, broadcasting=True, differentiable=False)
+add = _binary("add", operator.add, lambda g, out, x, y: g, lambda g, out, x, y: g)
+subtract = _binary("subtract", operator.sub,
+                   lambda g, out, x, y: g,
+                   lambda g, out, x, y: negative(g))
+multiply = _binary("multiply", operator.mul,
+                   lambda g, out, x, y: multiply(g, y),
+                   lambda g, out, x, y: multiply(g, x))
+divide = _binary("divide", operator.truediv,
+                 lambda g, out, x, y: divide(g, y),
+                 lambda g, out, x, y: negative(divide(multiply(g, out), y)))
+pow = _binary("pow", operator.pow, _pow_vjp_x, _pow_vjp_y)
+# TF's gradient of FloorMod: (g, -g * floor(x / y)), the quotient held constant.
+floormod = _binary("floormod", np.mod,
+                   lambda g, out, x, y: g,
+                   lambda g, out, x, y: multiply(g, Tensor(-np.floor_divide(x._value, y._value))))
+# On a tie TF gives the whole gradient to the first argument.
+maximum = _binary("maximum", np.maximum,
+                  lambda g, out, x, y: multiply(g, mask_of(x._value >= y._value, x)),
+                  lambda g, out, x, y: multiply(g, mask_of(x._value < y._value, y)))
+minimum = _binary("minimum", np.minimum,
+                  lambda g, out, x, y: multiply(g, mask_of(x._value <= y._value, x)),
+                  lambda g, out, x, y: multiply(g, mask_of(x._value > y._value, y)))
+floordiv = _binary_constant("floordiv", np.floor_divide)
 
 
 # -- erf: float64-accurate without SciPy ---------------------------------------
@@ -166,41 +178,42 @@ def _copy(x):
     return np.array(x, copy=True)
 
 
-_register({
-    "negative": (operator.neg, lambda g, out, x: negative(g)),
-    "square": (np.square, lambda g, out, x: multiply(g, multiply(x, const(2, x)))),
-    "sqrt": (np.sqrt, lambda g, out, x: divide(g, multiply(out, const(2, out)))),
-    "exp": (np.exp, lambda g, out, x: multiply(g, out)),
-    "expm1": (np.expm1, lambda g, out, x: multiply(g, exp(x))),
-    "log": (np.log, lambda g, out, x: divide(g, x)),
-    "log1p": (np.log1p, lambda g, out, x: divide(g, add(x, const(1, x)))),
-    "sin": (np.sin, lambda g, out, x: multiply(g, cos(x))),
-    "cos": (np.cos, lambda g, out, x: negative(multiply(g, sin(x)))),
-    # sec^2 = 1 + tan^2
-    "tan": (np.tan, lambda g, out, x: multiply(g, add(const(1, out), square(out)))),
-    "sinh": (np.sinh, lambda g, out, x: multiply(g, cosh(x))),
-    "cosh": (np.cosh, lambda g, out, x: multiply(g, sinh(x))),
-    "asin": (np.arcsin, lambda g, out, x: divide(g, sqrt(subtract(const(1, x), square(x))))),
-    "acos": (np.arccos,
-             lambda g, out, x: negative(divide(g, sqrt(subtract(const(1, x), square(x)))))),
-    "atan": (np.arctan, lambda g, out, x: divide(g, add(const(1, x), square(x)))),
-    "tanh": (np.tanh, lambda g, out, x: multiply(g, subtract(const(1, out), multiply(out, out)))),
-    "sigmoid": (_sigmoid,
-                lambda g, out, x: multiply(g, multiply(out, subtract(const(1, out), out)))),
-    "softplus": (_softplus, lambda g, out, x: multiply(g, sigmoid(x))),
-    # TF: relu's and abs's gradients at 0 are 0; sign's is zeros_like, not None.
-    "relu": (lambda x: np.maximum(x, 0), lambda g, out, x: relu_grad(g, out)),
-    "abs": (np.abs, lambda g, out, x: multiply(g, Tensor(np.sign(x._value)))),
-    "sign": (np.sign, lambda g, out, x: Tensor(np.zeros(g._value.shape, g._value.dtype))),
-    "erf": (erf_values, _erf_derivative),
-    # A primitive of its own: 1 - erf(x) would lose the tail for large x.
-    "erfc": (functools.partial(erf_values, complement=True),
-             lambda g, out, x: negative(_erf_derivative(g, out, x))),
-    "identity": (_copy, lambda g, out, x: g),
-})
-# round halves to even, as TF does.
-_register({"floor": (np.floor,), "ceil": (np.ceil,), "round": (np.round,),
-           "stop_gradient": (_copy,)}, differentiable=False)
+negative = _unary("negative", operator.neg, lambda g, out, x: negative(g))
+square = _unary("square", np.square, lambda g, out, x: multiply(g, multiply(x, const(2, x))))
+sqrt = _unary("sqrt", np.sqrt, lambda g, out, x: divide(g, multiply(out, const(2, out))))
+exp = _unary("exp", np.exp, lambda g, out, x: multiply(g, out))
+expm1 = _unary("expm1", np.expm1, lambda g, out, x: multiply(g, exp(x)))
+log = _unary("log", np.log, lambda g, out, x: divide(g, x))
+log1p = _unary("log1p", np.log1p, lambda g, out, x: divide(g, add(x, const(1, x))))
+sin = _unary("sin", np.sin, lambda g, out, x: multiply(g, cos(x)))
+cos = _unary("cos", np.cos, lambda g, out, x: negative(multiply(g, sin(x))))
+# sec^2 = 1 + tan^2
+tan = _unary("tan", np.tan, lambda g, out, x: multiply(g, add(const(1, out), square(out))))
+sinh = _unary("sinh", np.sinh, lambda g, out, x: multiply(g, cosh(x)))
+cosh = _unary("cosh", np.cosh, lambda g, out, x: multiply(g, sinh(x)))
+asin = _unary("asin", np.arcsin,
+              lambda g, out, x: divide(g, sqrt(subtract(const(1, x), square(x)))))
+acos = _unary("acos", np.arccos,
+              lambda g, out, x: negative(divide(g, sqrt(subtract(const(1, x), square(x))))))
+atan = _unary("atan", np.arctan, lambda g, out, x: divide(g, add(const(1, x), square(x))))
+tanh = _unary("tanh", np.tanh,
+              lambda g, out, x: multiply(g, subtract(const(1, out), multiply(out, out))))
+sigmoid = _unary("sigmoid", _sigmoid,
+                 lambda g, out, x: multiply(g, multiply(out, subtract(const(1, out), out))))
+softplus = _unary("softplus", _softplus, lambda g, out, x: multiply(g, sigmoid(x)))
+# TF: relu's and abs's gradients at 0 are 0; sign's is zeros_like, not None.
+relu = _unary("relu", lambda x: np.maximum(x, 0), lambda g, out, x: relu_grad(g, out))
+abs = _unary("abs", np.abs, lambda g, out, x: multiply(g, Tensor(np.sign(x._value))))
+sign = _unary("sign", np.sign, lambda g, out, x: Tensor(np.zeros(g._value.shape, g._value.dtype)))
+erf = _unary("erf", erf_values, _erf_derivative)
+# A primitive of its own: 1 - erf(x) would lose the tail for large x.
+erfc = _unary("erfc", functools.partial(erf_values, complement=True),
+              lambda g, out, x: negative(_erf_derivative(g, out, x)))
+identity = _unary("identity", _copy, lambda g, out, x: g)
+floor = _constant("floor", np.floor)
+ceil = _constant("ceil", np.ceil)
+round = _constant("round", np.round)  # halves to even, as TF does
+stop_gradient = _constant("stop_gradient", _copy)
 
 
 @defop(broadcasting=True)
