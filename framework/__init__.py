@@ -15,9 +15,9 @@ _tune_openblas()  # BLAS workers sleep soon after a call, freeing the core: see 
 from . import config  # noqa: E402 -- tf.config.experimental.get_process_settings() lists them
 
 from .core import dtypes, errors, nest  # noqa: E402
-from .core.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16,
-                          float32, float64, int8, int16, int32, int64, string, uint8, uint16,
-                          uint32, uint64)
+from .core.dtypes import (  # noqa: E402,A004 -- tf.bool shadows the builtin, as in TF
+    DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32, float64, int8, int16,
+    int32, int64, string, uint8, uint16, uint32, uint64)
 from .core.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: E402
 from .autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402
 from .api import operators as _operators  # noqa: E402

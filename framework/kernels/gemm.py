@@ -4,7 +4,7 @@ here), while this kernel uses the 512-bit registers. Used by every 2-D
 float32 matmul (Dense layers, im2col convolutions) where `wins` says so.
 
 Measured on Zen 5 with 2 threads and the pool spinning briefly
-(_numba.py), medians, OpenBLAS against this kernel: W2's Dense products
+(runtime/openmp.py), medians, OpenBLAS against this kernel: W2's Dense products
 (128, 784) @ (784, 512) 0.43 -> 0.25 ms, (784, 128) @ (128, 512) 0.41 ->
 0.22 ms, (128, 512) @ (512, 256) 0.14 -> 0.08 ms; W3's second convolution
 (7744, 288) @ (288, 64) 1.24 -> 0.58 ms, its filter gradient (288, 7744) @

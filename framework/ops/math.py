@@ -3,7 +3,7 @@ Most ops are one line, `name = _unary("name", forward, vjp)`: the forward is the
 NumPy function itself, called with no wrapper, the VJP a lambda.
 Broadcasting ops are flagged, and the engine sums their gradients back to each
 input's shape. VJPs use tapeflow ops so that outer tapes record them.
-Composite functions (softsign, selu, gelu, ...) live in framework/math.py."""
+Composite functions (softsign, selu, gelu, ...) live in framework/math/."""
 
 import functools
 import math as _pymath

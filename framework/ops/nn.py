@@ -2,7 +2,7 @@
 fused softmax cross-entropy (dense and sparse labels) with its gradient op.
 The cross-entropy forward and gradient are one pass over the rows each (a
 Numba kernel up to a measured size, NumPy's vectorised passes above it); their VJPs are written with
-ops, so higher orders work. Composite nn functions live in framework/nn.py."""
+ops, so higher orders work. Composite nn functions live in framework/nn/."""
 
 import numpy as np
 
