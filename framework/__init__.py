@@ -7,12 +7,13 @@ Numba kernels are compiled on first use; importing tapeflow compiles nothing.
 
 __version__ = "0.1.0"
 
+import importlib as _importlib
+
 from .runtime.malloc import tune_malloc as _tune_malloc  # noqa: E402
 from .runtime.openblas import tune_openblas as _tune_openblas  # noqa: E402
 
 _tune_malloc()  # large arrays stay in the process between steps: see runtime/malloc.py
 _tune_openblas()  # BLAS workers sleep soon after a call, freeing the core: see runtime/openblas.py
-from . import config  # noqa: E402 -- tf.config.experimental.get_process_settings() lists them
 
 from .core import dtypes, errors, nest  # noqa: E402
 from .core.dtypes import (  # noqa: E402,A004 -- tf.bool shadows the builtin, as in TF
@@ -25,15 +26,12 @@ from .api import operators as _operators  # noqa: E402
 _operators.install()
 
 from . import linalg, math, nn, random  # noqa: E402
-from . import testing  # noqa: E402
-from . import testing as test  # noqa: E402 -- tf.test.compute_gradient
 from .api.array_ops import *  # noqa: E402,F401,F403 -- each module's __all__ is its public API
 from .api.indexing_ops import *  # noqa: E402,F401,F403
 from .compiler.function import function  # noqa: E402
 from .linalg import einsum, matmul, norm, tensordot  # noqa: E402
 from .math import *  # noqa: E402,F401,F403
 from .api.printing import print_ as print  # noqa: E402,A001
-from . import data  # noqa: E402
 from . import keras  # noqa: E402
 
 
@@ -43,3 +41,20 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 
 def executing_eagerly():
     return True
+
+
+# Namespaces a training script may never touch load on first access, so that
+# `import tapeflow` pays only for what every program uses (docs/BENCHMARKS.md W5).
+_LAZY = {"config": "config", "data": "data", "testing": "testing", "test": "testing"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = _importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

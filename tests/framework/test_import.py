@@ -21,3 +21,23 @@ def test_keras_alias_namespace():
     assert "layers" in dir(tf.keras) and "optimizers" in dir(tf.keras)
     import tapeflow.layers
     assert tf.keras.layers is tapeflow.layers
+
+
+def test_namespaces_few_programs_use_load_on_first_access():
+    code = ("import sys, tapeflow as tf\n"
+            "lazy = ['tapeflow.data', 'tapeflow.testing', 'tapeflow.config']\n"
+            "print([m for m in lazy if m in sys.modules])\n"
+            "print(tf.data.Dataset.__name__, tf.test is tf.testing, "
+            "tf.config.experimental.get_process_settings()[0].name.split('.')[0])\n"
+            "from tapeflow.testing import gradcheck\n"
+            "print(gradcheck is tf.testing.gradcheck, 'data' in dir(tf))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["[]", "Dataset True malloc", "True True"]
+
+
+def test_unknown_attribute_names_itself():
+    import pytest
+    import tapeflow as tf
+    with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
+        tf.no_such_thing
