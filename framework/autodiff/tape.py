@@ -10,7 +10,7 @@ import logging
 import numpy as np
 
 from ..core import nest
-from ..core.record import _recording, record  # noqa: F401 -- GradientTape pushes and pops
+from ..core import record as _record
 from ..core.tensor import Tensor, Variable, convert_to_tensor, scalar
 from ..ops import shape as _shape_ops
 from ..ops.math import add
@@ -73,7 +73,8 @@ class GradientTape:
         self._tracked = set()       # ids of watched tensors and of recorded outputs
         self._watched = {}          # id -> watched tensor, keeps them alive
         self._released = False
-        self._active = False        # on the recording stack now
+        self._active = False        # recording now (on its thread's stack, or paused)
+        self._stack = None          # the stack of the thread that entered the context
 
     # -- recording ----------------------------------------------------------
     @property
@@ -84,7 +85,7 @@ class GradientTape:
         if self._is_recording:
             raise ValueError("This GradientTape is already recording; it cannot be "
                              "entered twice.")
-        _recording.append(self)
+        self._stack = _record.push(self)
         self._active = True
         return self
 
@@ -93,11 +94,9 @@ class GradientTape:
         return False
 
     def _pop(self):
+        """Leave the recording stack; the position it had there (None if a pause hid it)."""
         self._active = False
-        for i in range(len(_recording) - 1, -1, -1):
-            if _recording[i] is self:
-                del _recording[i]
-                return
+        return _record.pop(self, self._stack)
 
     def _watch_one(self, tensor):
         self._tracked.add(id(tensor))
@@ -130,12 +129,12 @@ class GradientTape:
         """
         if not self._is_recording:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
-        position = next(i for i, t in enumerate(_recording) if t is self)
-        self._pop()
+        position = self._pop()
         try:
             yield
         finally:
-            _recording.insert(min(position, len(_recording)), self)
+            if position is not None:  # else record.paused() puts it back at its end
+                _record.insert(self, self._stack, position)
             self._active = True
 
     def reset(self):

@@ -1,18 +1,71 @@
-"""record.py owns the recording stack: the tapes that are recording now, and
-`record`, which an op calls to leave one small record on each tape that
-tracks one of its inputs. It sits below the ops so that they can report to
-it; the tapes themselves and the backward walk are autodiff/'s."""
+"""record.py owns the recording stacks: the tapes that are recording now, one
+stack per thread as in TF, and `record`, which an op calls to leave one small
+record on each tape of the calling thread that tracks one of its inputs. It
+sits below the ops so that they can report to it; the tapes themselves and
+the backward walk are autodiff/'s."""
 
 import contextlib
 import operator
+import threading
 
 from .tensor import Variable
 
-__all__ = ["record", "paused"]
+__all__ = ["record", "paused", "push", "pop", "insert", "current_tapes"]
 
-# The tapes currently recording, outermost first. Ops test this list before
-# doing any tape work, so an op run with no tape pays one truth test.
+# Every tape recording now, in any thread, in the order pushed. Ops test this
+# list before doing any tape work, so an op run while no thread records pays
+# one truth test; while some thread records, ops in every thread call `record`,
+# which looks at the calling thread's own stack only.
 _recording = []
+
+
+class _Stacks(threading.local):
+    def __init__(self):
+        self.tapes = []  # this thread's recording tapes, outermost first
+
+
+_local = _Stacks()
+# Pushes, pops and pauses change a thread's stack and `_recording` together; a
+# tape may be popped from another thread than its own (`gradient` called there).
+_lock = threading.Lock()
+
+
+def push(tape):
+    """Start recording on `tape` in the calling thread (innermost); returns its stack."""
+    stack = _local.tapes
+    with _lock:
+        stack.append(tape)
+        _recording.append(tape)
+    return stack
+
+
+def pop(tape, stack):
+    """Stop recording on `tape`, which `push` put on `stack`; returns its index there,
+    or None if it was not on it."""
+    with _lock:
+        position = _remove(stack, tape)
+        _remove(_recording, tape)
+    return position
+
+
+def insert(tape, stack, position):
+    """Put `tape` back on `stack` at `position` (after `stop_recording`)."""
+    with _lock:
+        stack.insert(min(position, len(stack)), tape)
+        _recording.append(tape)
+
+
+def _remove(tapes, tape):
+    for i in range(len(tapes) - 1, -1, -1):
+        if tapes[i] is tape:
+            del tapes[i]
+            return i
+    return None
+
+
+def current_tapes():
+    """The calling thread's recording tapes, outermost first (a copy)."""
+    return list(_local.tapes)
 
 
 class _Record(tuple):
@@ -40,11 +93,11 @@ _new_record = tuple.__new__
 
 
 def record(op, inputs, out, attrs):
-    """Put `op` on every recording tape that tracks one of `inputs`."""
+    """Put `op` on every tape recording in the calling thread that tracks one of `inputs`."""
     if out._value.dtype.kind not in "fc":
         return  # integer and boolean results carry no gradient
     rec = None
-    for tape in _recording:
+    for tape in _local.tapes:
         tracked = tape._tracked
         hit = False
         for t in inputs:
@@ -63,11 +116,20 @@ def record(op, inputs, out, attrs):
 
 @contextlib.contextmanager
 def paused():
-    """No tape records inside the block (Keras's shape inference runs layers on
-    placeholder values that no gradient should see)."""
-    saved = list(_recording)
-    _recording.clear()
+    """No tape of the calling thread records inside the block (Keras's shape
+    inference runs layers on placeholder values that no gradient should see);
+    other threads' tapes go on recording their own ops."""
+    stack = _local.tapes
+    with _lock:
+        saved = list(stack)
+        stack.clear()
+        for tape in saved:
+            _remove(_recording, tape)
     try:
         yield
     finally:
-        _recording[:0] = saved
+        with _lock:
+            saved = [tape for tape in saved  # not ended nor re-entered inside the block
+                     if tape._active and not any(t is tape for t in stack)]
+            stack[:0] = saved
+            _recording.extend(saved)
