@@ -50,16 +50,11 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return _r.reduce_mean(x, axis=axes, keepdims=keepdims)
 
 
-def _extremum(op, np_fn, tf_name, lowest):
+def _extremum(op, tf_name):
     def apply(input_tensor, axis=None, keepdims=False, name=None):
         x, axes = _reduce_args(input_tensor, axis, tf_name, allow_bool=True)
-        if x._value.size == 0:  # TF: the identity of the reduction (-inf for max)
-            dtype = x._value.dtype
-            info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
-            start = (-np.inf if lowest else np.inf) if dtype.kind == "f" else (
-                info.min if lowest else info.max)
-            return Tensor(np.asarray(np_fn(x._value, axis=axes, keepdims=builtins.bool(
-                keepdims), initial=start)))
+        # An empty input goes through the op too (TF: -inf for a float max, +inf for a
+        # min, and an empty gradient, not None).
         return op(x, axis=axes, keepdims=builtins.bool(keepdims))
     apply.__name__ = op.name
     apply.__doc__ = (f"{op.name} over `axis`; tied entries share the gradient evenly, as "
@@ -67,8 +62,8 @@ def _extremum(op, np_fn, tf_name, lowest):
     return apply
 
 
-reduce_max = _extremum(_r.reduce_max, np.max, "Max", lowest=True)
-reduce_min = _extremum(_r.reduce_min, np.min, "Min", lowest=False)
+reduce_max = _extremum(_r.reduce_max, "Max")
+reduce_min = _extremum(_r.reduce_min, "Min")
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):

@@ -133,13 +133,24 @@ def _over_leading(fn, a, b, fold_a, **attrs):
     """
     lead_a, lead_b = a.shape[:-4], b.shape[:-4]
     if not lead_b and fold_a:
-        result = fn(a.reshape((-1,) + a.shape[-3:]), b, **attrs)
+        result = fn(_fold(a), b, **attrs)
         return result.reshape(lead_a + (a.shape[-4],) + result.shape[1:])
     lead = np.broadcast_shapes(lead_a, lead_b)
     a = np.broadcast_to(a, lead + a.shape[-4:])
     b = np.broadcast_to(b, lead + b.shape[-4:])
     parts = [fn(a[i], b[i], **attrs) for i in np.ndindex(*lead)]
+    if not parts:  # a size-0 leading axis: the empty stack of what one call returns
+        one = fn(np.zeros(a.shape[-4:], a.dtype), np.zeros(b.shape[-4:], b.dtype), **attrs)
+        return np.zeros(lead + one.shape, one.dtype)
     return np.stack(parts).reshape(lead + parts[0].shape)
+
+
+def _fold(a):
+    """`a` with the axes before its last 3 merged into one."""
+    try:
+        return a.reshape((-1,) + a.shape[-3:])
+    except ValueError:  # size 0 with a 0 among the last 3 axes: -1 cannot be inferred
+        return a.reshape((int(np.prod(a.shape[:-3], dtype=np.int64)),) + a.shape[-3:])
 
 
 # -- conv2d and its gradients --------------------------------------------------------
@@ -292,7 +303,7 @@ def _pool_kernels():
 
 
 def _folded(a):
-    return np.ascontiguousarray(a.reshape((-1,) + a.shape[-3:]))
+    return np.ascontiguousarray(_fold(a))
 
 
 def _pool_out_shape(shape, ksize, strides, pads):
@@ -362,7 +373,7 @@ def _max_pool2d_grad_vjp(h, out, g, argmax, input_shape):
     batch = h._value.shape[:nb]
     am = np.broadcast_to(argmax._value, g._value.shape)
     m = int(np.prod(g._value.shape[:-3], dtype=np.int64))
-    am = am.reshape(m, -1)
+    am = am.reshape(m, int(np.prod(g._value.shape[-3:], dtype=np.int64)))
     flat = reshape(h, shape=batch + (m, int(np.prod(input_shape, dtype=np.int64))))
     key = (np.arange(m)[:, None], np.maximum(am, 0))
     picked = getitem(flat, key=key, batch_ndim=nb)

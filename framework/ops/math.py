@@ -254,13 +254,18 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
         x = np.swapaxes(x, -1, -2)
     if transpose_b:
         y = np.swapaxes(y, -1, -2)
-    if x.ndim == 2 and y.ndim > 2:
-        return _matrix_times_stack(x, y)
-    if y.ndim == 2 and x.ndim > 2:
-        # A stack times one matrix is one GEMM on the stack's rows.
-        return matmul_2d(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[-1:])
     if x.ndim == 2 and y.ndim == 2:
         return matmul_2d(x, y)
+    try:
+        if x.ndim == 2 and y.ndim > 2:
+            return _matrix_times_stack(x, y)
+        if y.ndim == 2 and x.ndim > 2:
+            # A stack times one matrix is one GEMM on the stack's rows.
+            return matmul_2d(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[-1:])
+    except ValueError:
+        # A size-0 operand: reshape(-1, 0) cannot infer its -1. np.matmul handles
+        # empty stacks and k = 0 (zeros, as TF); a shape mismatch raises again there.
+        pass
     return np.matmul(x, y)
 
 

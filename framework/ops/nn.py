@@ -25,10 +25,20 @@ def _nb(g, out):
     return g._value.ndim - out._value.ndim
 
 
+def _empty_like(x):
+    """A size-0 result of x's shape (np.max raised only because x has no entries)."""
+    if x.size:
+        raise ValueError(f"softmax: cannot reduce an axis of input shape {x.shape}")
+    return np.zeros_like(x)
+
+
 @defop
 def softmax(x, axis):
     """exp(x) / sum(exp(x)) along the non-negative `axis`, shifted by the max."""
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    try:
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    except ValueError:  # an empty axis has no max; TF returns the empty input's shape
+        return _empty_like(x)
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
@@ -42,7 +52,10 @@ def softmax_vjp(g, out, x, axis):
 @defop
 def log_softmax(x, axis):
     """x - log(sum(exp(x))) along the non-negative `axis`, shifted by the max."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    try:
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+    except ValueError:  # an empty axis has no max
+        return _empty_like(x)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
@@ -62,6 +75,8 @@ def _use_kernel(z):
 
 
 def _np_log_softmax(z):
+    if z.shape[-1] == 0:  # no classes: empty rows, whose sums below are 0 as in TF
+        return np.zeros_like(z)
     shifted = z - np.max(z, axis=-1, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 

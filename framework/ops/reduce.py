@@ -64,9 +64,26 @@ def _extremum_vjp(g, out, x, axis):
     return multiply(_expand_back(g, out, x, axis), mask_of(share, x))
 
 
+def _extremum_of_empty(np_fn, x, axis, keepdims, lowest):
+    """np.max/np.min over an empty axis, as TF: the reduction's identity, -inf for
+    a float max (+inf for min), the dtype's lowest (highest) int, False (True) for bool."""
+    kind = x.dtype.kind
+    if kind == "f":
+        start = -np.inf if lowest else np.inf
+    elif kind == "b":
+        start = not lowest
+    else:
+        info = np.iinfo(x.dtype)
+        start = info.min if lowest else info.max
+    return np.asarray(np_fn(x, axis=axis, keepdims=keepdims, initial=start))
+
+
 @defop
 def reduce_max(x, axis=None, keepdims=False):
-    return np.max(x, axis=axis, keepdims=keepdims)
+    try:
+        return np.max(x, axis=axis, keepdims=keepdims)
+    except ValueError:  # NumPy refuses an empty axis (no identity); TF gives -inf
+        return _extremum_of_empty(np.max, x, axis, keepdims, lowest=True)
 
 
 @reduce_max.defvjp
@@ -76,7 +93,10 @@ def reduce_max_vjp(g, out, x, axis=None, keepdims=False):
 
 @defop
 def reduce_min(x, axis=None, keepdims=False):
-    return np.min(x, axis=axis, keepdims=keepdims)
+    try:
+        return np.min(x, axis=axis, keepdims=keepdims)
+    except ValueError:  # an empty axis: +inf, as TF
+        return _extremum_of_empty(np.min, x, axis, keepdims, lowest=False)
 
 
 @reduce_min.defvjp

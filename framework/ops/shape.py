@@ -70,8 +70,10 @@ def unbroadcast(g, shape, batch_ndim=0):
     if not batch_ndim and len(axes) == lead and g.dtype.kind == "f" and g.flags.c_contiguous:
         # Only leading axes summed (a bias gradient): one BLAS product with a ones
         # vector is ~5x faster than NumPy's reduction over several axes.
-        rows = g.reshape(-1, int(np.prod(g.shape[lead:], dtype=np.int64)))
-        return (np.ones(rows.shape[0], g.dtype) @ rows).reshape(tuple(shape))
+        columns = int(np.prod(g.shape[lead:], dtype=np.int64))
+        if columns:  # else reshape(-1, 0) cannot infer -1: a size-0 `shape` takes np.sum
+            rows = g.reshape(-1, columns)
+            return (np.ones(rows.shape[0], g.dtype) @ rows).reshape(tuple(shape))
     return np.reshape(np.sum(g, axis=axes, keepdims=True), g.shape[:batch_ndim] + tuple(shape))
 
 
@@ -200,6 +202,8 @@ def scatter_add(g, indices, axis, size):
     k = indices.ndim
     pre, post = g.shape[:axis], g.shape[axis + k:]
     n = indices.size
+    if n == 0:  # no index: all zeros (and reshape(0, -1) below could not infer -1)
+        return np.zeros(pre + (size,) + post, g.dtype)
     # Bring the index axes to the front, so that every case is the embedding case:
     # rows of a (n, everything else) matrix added into rows of a (size, ...) one.
     rows = np.moveaxis(g.reshape(pre + (n,) + post), len(pre), 0)

@@ -8,7 +8,8 @@ from ..autodiff.tape import GradientTape
 from ..core.tensor import Tensor
 from ..ops.reduce import reduce_sum
 
-__all__ = ["gradcheck", "compute_gradient", "Case", "UNARY_SHAPES", "BINARY_SHAPES", "ops_used"]
+__all__ = ["gradcheck", "compute_gradient", "Case", "UNARY_SHAPES", "BINARY_SHAPES",
+           "EMPTY_UNARY_SHAPES", "EMPTY_BINARY_SHAPES", "ops_used"]
 
 _JACOBIAN_LIMIT = 400  # input size x output size up to which the full Jacobian is checked
 
@@ -169,6 +170,12 @@ def compute_gradient(f, x, delta=None):
 UNARY_SHAPES = [(), (3,), (2, 3)]
 BINARY_SHAPES = [((), ()), ((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)),
                  ((2, 3), ())]
+# Shapes with a 0 dimension, size-0 broadcast partners included: (0, 3) with (3,),
+# (2, 0) with (2, 1), (0,) with () and each the other way round.
+EMPTY_UNARY_SHAPES = [(0,), (2, 0), (0, 3)]
+EMPTY_BINARY_SHAPES = [((0,), (0,)), ((0, 3), (3,)), ((3,), (0, 3)), ((2, 0), (2, 1)),
+                       ((2, 1), (2, 0)), ((0,), ()), ((), (0,)), ((0, 1), (1, 3)),
+                       ((2, 0), (0,)), ((0,), (2, 0)), ((2, 0), ()), ((2, 0), (2, 0))]
 
 
 class Case:
