@@ -1,13 +1,21 @@
 """file_writers.py owns the callbacks that write files during training:
 `ModelCheckpoint` (model or weights saves), `CSVLogger` (one row per epoch)
-and `BackupAndRestore` (resumable training state). They reach the model only
-through `save`/`save_weights`/`load_weights`, as each docstring says."""
+and `BackupAndRestore` (resumable training state), and the atomic file write
+they and models/saving.py share (`atomic_write`: temporary file, fsync, rename,
+stale temporaries of killed writers removed). The callbacks reach the model
+only through `save`/`save_weights`/`load_weights`, as each docstring says."""
 
 import csv
+import hashlib
 import io
 import json
 import os
+import re
+import socket
+import tempfile
+import time
 import warnings
+import zlib
 
 import numpy as np
 
@@ -15,6 +23,102 @@ from .base import Callback, _message, _scalar
 from ..core.tensor import Tensor
 
 __all__ = ["ModelCheckpoint", "CSVLogger", "BackupAndRestore"]
+
+
+# -- atomic writes -------------------------------------------------------------------
+# A temporary file is named ".tmp-<host>-<pid>-<random>-<target name>", so that the
+# next write into the same directory can tell a killed writer's file (same host, pid
+# gone) from one being written right now, and remove it.
+_TMP_PREFIX = ".tmp-"
+_TMP_NAME = re.compile(r"^\.tmp-([0-9a-f]{8})-(\d+)-")
+_STALE_SECONDS = 3600  # any .tmp-* file this old is stale (e.g. from another host)
+
+
+def _host_tag():
+    return f"{zlib.crc32(socket.gethostname().encode()):08x}"
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def remove_stale_temporaries(directory):
+    """Remove the temporary files that killed writers left in `directory`; their names.
+
+    A file counts as stale when its name carries this host and the id of a process
+    that no longer runs, or (whoever wrote it, tapeflow before 19 included) when it
+    is older than an hour. Files being written by live processes are kept.
+    """
+    removed = []
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(_TMP_PREFIX)]
+    except OSError:
+        return removed
+    host, now = _host_tag(), time.time()
+    for name in names:
+        path = os.path.join(directory, name)
+        match = _TMP_NAME.match(name)
+        try:
+            stale = ((match is not None and match.group(1) == host and
+                      not _pid_alive(int(match.group(2)))) or
+                     now - os.path.getmtime(path) > _STALE_SECONDS)
+            if stale and os.path.isfile(path):
+                os.remove(path)
+                removed.append(name)
+        except OSError:
+            pass  # removed meanwhile by another writer's clean-up
+    return removed
+
+
+def _fsync_directory(directory):
+    """Make a rename in `directory` durable (not only atomic) where the OS allows it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory
+    finally:
+        os.close(fd)
+
+
+def atomic_write(filepath, write, overwrite=True):
+    """Call `write(file)` on a temporary file beside `filepath`, then rename it there.
+
+    A process killed at any moment leaves either the old file or the new one, never
+    part of one; the temporary file it may leave is removed by the next write into
+    that directory (`remove_stale_temporaries`).
+
+    Raises:
+        FileExistsError: if `filepath` exists and `overwrite` is False.
+    """
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath} exists and overwrite=False.")
+    directory = os.path.dirname(os.path.abspath(filepath))
+    os.makedirs(directory, exist_ok=True)
+    remove_stale_temporaries(directory)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_TMP_PREFIX}{_host_tag()}-{os.getpid()}-",
+                               suffix="-" + os.path.basename(filepath), dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    _fsync_directory(directory)
 
 
 class ModelCheckpoint(Callback):
@@ -191,12 +295,24 @@ class CSVLogger(Callback):
 class BackupAndRestore(Callback):
     """Back up training state each epoch so an interrupted `fit` resumes where it stopped.
 
-    At each epoch end it writes `model.save_weights(<backup_dir>/latest.weights.npz)`,
-    then `<backup_dir>/training_metadata.json` ({"epoch": epochs done}), each
-    atomically. At `on_train_begin`, if a backup exists, it calls
-    `model.load_weights(<that path>)` and sets `model._initial_epoch` to the
-    epochs done. After a `fit` that completes, the backup is deleted
-    (`delete_checkpoint=True`).
+    A backup is one weights file, `<backup_dir>/epoch-<N>.weights.npz`
+    (`model.save_weights` after N epochs, optimizer state included), named by a
+    manifest, `<backup_dir>/training_metadata.json` ({"epoch": N, "weights": its
+    name, "size" and "sha256" of its bytes}). Both are written atomically, the
+    manifest last: the backup is whatever the manifest names, so a process killed
+    at any moment leaves the previous backup or the new one, never a mix.
+
+    The weights of epoch N are written at its end; the manifest naming them is
+    committed when epoch N+1 begins (or when training ends), once every other
+    callback has finished epoch N: a kill in between resumes at N-1 and runs epoch
+    N again, ModelCheckpoint's and CSVLogger's writes included, instead of skipping
+    them. Older weights files and temporary files left by killed writers are then
+    removed.
+
+    At `on_train_begin`, if a backup exists, its weights file is checked against the
+    manifest (present, same size and SHA-256), loaded with `model.load_weights`, and
+    `model._initial_epoch` is set to N. After a `fit` that completes, the backup is
+    deleted (`delete_checkpoint=True`), the manifest first.
 
     Contract with the model (as Keras 3):
       - `save_weights(path)` / `load_weights(path)` include the optimizer's
@@ -209,10 +325,17 @@ class BackupAndRestore(Callback):
     Args:
         backup_dir: the directory for the backup files.
         delete_checkpoint: remove the backup when training ends normally.
+
+    Raises:
+        ValueError: at `on_train_begin`, when the backup is damaged (a manifest that
+            is not one, or that names weights that are missing or differ), saying
+            what was found; delete `backup_dir` to start over.
     """
 
-    WEIGHTS_NAME = "latest.weights.npz"
     METADATA_NAME = "training_metadata.json"
+    LEGACY_WEIGHTS_NAME = "latest.weights.npz"  # the layout before issue 19
+    _FORMAT = "tapeflow-backup-2"
+    _WEIGHTS = re.compile(r"^epoch-\d+\.weights\.npz$")
 
     def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
         super().__init__()
@@ -224,35 +347,108 @@ class BackupAndRestore(Callback):
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
         self.delete_checkpoint = delete_checkpoint
-        self._weights_path = os.path.join(self.backup_dir, self.WEIGHTS_NAME)
         self._metadata_path = os.path.join(self.backup_dir, self.METADATA_NAME)
+        self._pending = None  # (epochs done, weights file name) written, not yet committed
+
+    # -- reading ---------------------------------------------------------------------
+    def _damaged(self, found):
+        return ValueError(f"BackupAndRestore: the backup in {self.backup_dir!r} is damaged: "
+                          f"{found}. It was not written by an interrupted run (those leave "
+                          f"the previous backup intact); delete {self.backup_dir!r} to start "
+                          "training over, or restore the missing file.")
+
+    def _read_backup(self):
+        """(epochs done, weights path) of the committed backup, or None; checks it first."""
+        if not os.path.exists(self._metadata_path):
+            return None
+        try:
+            with open(self._metadata_path) as f:
+                metadata = json.load(f)
+            epoch = int(metadata["epoch"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise self._damaged(f"{self.METADATA_NAME} is not a backup manifest ({error})") \
+                from None
+        if metadata.get("format") != self._FORMAT:  # written before issue 19
+            path = os.path.join(self.backup_dir, self.LEGACY_WEIGHTS_NAME)
+            if os.path.exists(path):
+                return epoch, path
+            warnings.warn(f"BackupAndRestore: {self._metadata_path} (epoch {epoch}) has no "
+                          f"weights beside it ({self.LEGACY_WEIGHTS_NAME}): left by a clean-up "
+                          "interrupted at the end of a completed fit. Ignoring it and "
+                          "starting from epoch 0.", stacklevel=3)
+            os.remove(self._metadata_path)
+            return None
+        name = metadata.get("weights")
+        if not isinstance(name, str) or not self._WEIGHTS.match(name):
+            raise self._damaged(f"{self.METADATA_NAME} names no weights file ({name!r})")
+        path = os.path.join(self.backup_dir, name)
+        if not os.path.exists(path):
+            raise self._damaged(f"{self.METADATA_NAME} (epoch {epoch}) names {name}, which "
+                                "does not exist")
+        size, digest = _size_and_sha256(path)
+        if (size, digest) != (metadata.get("size"), metadata.get("sha256")):
+            raise self._damaged(f"{name} has {size} bytes with SHA-256 {digest[:12]}..., but "
+                                f"{self.METADATA_NAME} recorded {metadata.get('size')} bytes "
+                                f"with SHA-256 {str(metadata.get('sha256'))[:12]}...")
+        return epoch, path
 
     def on_train_begin(self, logs=None):
-        if not os.path.exists(self._metadata_path):
+        self._pending = None
+        backup = self._read_backup()
+        self._remove_uncommitted(keep=backup and os.path.basename(backup[1]))
+        if backup is not None:
+            self.model.load_weights(backup[1])
+            self.model._initial_epoch = backup[0]
+
+    # -- writing ---------------------------------------------------------------------
+    def _remove_uncommitted(self, keep=None):
+        """Remove weights files other than `keep`, and killed writers' temporaries."""
+        if not os.path.isdir(self.backup_dir):
             return
-        with open(self._metadata_path) as f:
-            metadata = json.load(f)
-        self.model.load_weights(self._weights_path)
-        self.model._initial_epoch = int(metadata["epoch"])
+        remove_stale_temporaries(self.backup_dir)
+        for name in os.listdir(self.backup_dir):
+            if name != keep and (self._WEIGHTS.match(name) or
+                                 name == self.LEGACY_WEIGHTS_NAME):
+                os.remove(os.path.join(self.backup_dir, name))
+
+    def _commit(self):
+        epoch, name = self._pending
+        size, digest = _size_and_sha256(os.path.join(self.backup_dir, name))
+        manifest = json.dumps({"format": self._FORMAT, "epoch": epoch, "weights": name,
+                               "size": size, "sha256": digest}).encode()
+        atomic_write(self._metadata_path, lambda f: f.write(manifest))
+        self._pending = None
+        self._remove_uncommitted(keep=name)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self._pending is not None:
+            self._commit()
 
     def on_epoch_end(self, epoch, logs=None):
         os.makedirs(self.backup_dir, exist_ok=True)
-        self.model.save_weights(self._weights_path)
-        # The metadata is written last: a backup counts only once the weights are complete.
-        tmp = self._metadata_path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump({"epoch": epoch + 1}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self._metadata_path)
+        name = f"epoch-{epoch + 1:06d}.weights.npz"
+        self.model.save_weights(os.path.join(self.backup_dir, name))
+        self._pending = (epoch + 1, name)
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint:
-            for name in (self.WEIGHTS_NAME, self.METADATA_NAME):
-                path = os.path.join(self.backup_dir, name)
-                if os.path.exists(path):
-                    os.remove(path)
-            try:
-                os.rmdir(self.backup_dir)
-            except OSError:
-                pass  # not empty (the user keeps other files there) or already gone
+        if not self.delete_checkpoint:
+            if self._pending is not None:
+                self._commit()
+            return
+        self._pending = None
+        # The manifest goes first: from then on there is no backup, whatever remains.
+        if os.path.exists(self._metadata_path):
+            os.remove(self._metadata_path)
+        self._remove_uncommitted()
+        try:
+            os.rmdir(self.backup_dir)
+        except OSError:
+            pass  # not empty (the user keeps other files there) or already gone
+
+
+def _size_and_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return os.path.getsize(path), digest.hexdigest()

@@ -1,6 +1,7 @@
 """saving.py writes and reads models. Every file is written atomically
-(temporary file, fsync, rename), so an interrupted save never replaces a good
-file with half of one.
+(`atomic_write`: temporary file, fsync, rename), so an interrupted save never
+replaces a good file with half of one, and the next save removes the temporary
+file a killed one left.
 
 Weights file (`save_weights`, a NumPy .npz): one array per variable, in
 `model.weights` order, keyed "NNNN:<variable path>" (e.g. "0000:dense/kernel"),
@@ -16,13 +17,13 @@ and optimizer.npz (iterations and slots) when the model has an optimizer."""
 import io
 import json
 import os
-import tempfile
 import zipfile
 
 import numpy as np
 
 from .. import losses, metrics
 from .. import optimizers as _optimizers
+from ..callbacks.file_writers import atomic_write
 from ..core import nest
 from ..layers.input_layer import Input
 from ..layers.serialization import deserialize, registered_class
@@ -31,26 +32,6 @@ __all__ = ["save_weights", "load_weights", "save_model", "load_model"]
 
 _WEIGHTS_FORMAT = "tapeflow-weights-1"
 _MODEL_FORMAT = "tapeflow-model-1"
-
-
-def atomic_write(filepath, write, overwrite=True):
-    """Call `write(file)` on a temporary file beside `filepath`, then rename it there."""
-    filepath = os.fspath(filepath)
-    if not overwrite and os.path.exists(filepath):
-        raise FileExistsError(f"{filepath} exists and overwrite=False.")
-    directory = os.path.dirname(os.path.abspath(filepath))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(filepath), dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _weights_arrays(model):
@@ -287,6 +268,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                       loss_weights=compile_config.get("loss_weights"))
         if optimizer_state is not None:
             state = {k: v for k, v in optimizer_state.items() if not k.startswith("__")}
-            model.optimizer.build(model.trainable_variables)
-            model.optimizer.load_own_variables(state)
+            # Builds the optimizer only if it was built when saved (had taken a step).
+            model.optimizer.set_state(state, var_list=model.trainable_variables)
     return model

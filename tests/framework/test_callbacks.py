@@ -3,6 +3,7 @@ framework/models/): hook dispatch, History, the progress display, and the
 decisions of the standard callbacks."""
 
 import csv
+import hashlib
 import json
 import os
 
@@ -296,13 +297,37 @@ def test_backup_and_restore(tmp_path):
     model = FakeModel()
     with pytest.raises(KeyboardInterrupt):
         run([Crash(), cb.BackupAndRestore(backup)], [{"loss": 1.0}] * 4, model=model)
-    assert json.load(open(backup / "training_metadata.json")) == {"epoch": 1}
-    assert model.saved == [("weights", str(backup / "latest.weights.npz"))]
+    manifest = json.load(open(backup / "training_metadata.json"))
+    # epoch 0's weights, committed when epoch 1 began; epoch 1 never ended
+    assert manifest == {"format": "tapeflow-backup-2", "epoch": 1,
+                        "weights": "epoch-000001.weights.npz", "size": 7,
+                        "sha256": hashlib.sha256(b"weights").hexdigest()}
+    assert model.saved == [("weights", str(backup / "epoch-000001.weights.npz"))]
+    assert sorted(os.listdir(backup)) == ["epoch-000001.weights.npz", "training_metadata.json"]
     resumed = FakeModel()
     cl, _ = run([cb.BackupAndRestore(backup)], [{"loss": 1.0}] * 4, model=resumed)
-    assert resumed.loaded == [str(backup / "latest.weights.npz")]
+    assert resumed.loaded == [str(backup / "epoch-000001.weights.npz")]
     assert resumed._initial_epoch == 1 and cl.history.epoch == [1, 2, 3]
     assert not os.path.exists(backup)  # deleted after a completed fit
     fresh = FakeModel()
     run([cb.BackupAndRestore(backup)], [{}], model=fresh)
     assert fresh.loaded == [] and not hasattr(fresh, "_initial_epoch")
+
+
+def test_backup_commits_an_epoch_after_every_callback_has_finished_it(tmp_path):
+    backup = tmp_path / "backup"
+    committed = []
+
+    class Watch(cb.Callback):  # runs after BackupAndRestore in each hook
+        def on_epoch_end(self, epoch, logs=None):
+            committed.append(json.load(open(backup / "training_metadata.json"))["epoch"]
+                             if os.path.exists(backup / "training_metadata.json") else None)
+
+    model = FakeModel()
+    run([cb.BackupAndRestore(backup, delete_checkpoint=False), Watch()], [{}] * 3,
+        model=model)
+    # At the end of epoch e the backup still says e epochs done (e - 1 finished)...
+    assert committed == [None, 1, 2]
+    # ... and training's end commits the last one and removes the older weights.
+    assert json.load(open(backup / "training_metadata.json"))["epoch"] == 3
+    assert sorted(os.listdir(backup)) == ["epoch-000003.weights.npz", "training_metadata.json"]
