@@ -38,20 +38,30 @@ class StateMixin:
         Args:
             state: mapping from the keys of `get_state` to arrays.
             var_list: the model variables, to build an unbuilt optimizer on
-                (in the same order as when the state was saved).
+                (in the same order as when the state was saved) when `state`
+                has slots; the state of an unbuilt optimizer (iterations and
+                learning rate only) leaves this one unbuilt.
 
         Raises:
             ValueError: if a key is missing or unexpected, or a shape differs.
         """
-        if var_list is not None:
-            self._ensure_built(_util.checked_var_list(var_list))
         keys = set(state.keys())
-        mine = set(self._tracked)
         optional = {"learning_rate"}
+        # The state of an optimizer saved before its first step has no slots: restore
+        # it onto this one unbuilt (the first apply_gradients builds it), as saved.
+        if var_list is not None and (self.built or keys - set(self._tracked) - optional):
+            self._ensure_built(_util.checked_var_list(var_list))
+        mine = set(self._tracked)
         missing = sorted(mine - keys - optional)
         extra = sorted(keys - mine - optional)
         if missing or extra:
-            hint = "" if self.built else " The optimizer is not built: pass var_list."
+            if not self.built:
+                hint = " The optimizer is not built: pass var_list."
+            elif not keys - {"iterations"} - optional:
+                hint = (" The state is of an optimizer that had taken no step (it has no "
+                        "slots); this one is built.")
+            else:
+                hint = ""
             raise ValueError(f"{type(self).__name__}.set_state: the state does not match this "
                              f"optimizer (missing {missing}, unexpected {extra}).{hint}")
         for key, variable in self._tracked.items():

@@ -116,3 +116,31 @@ def test_set_state_mismatches():
         optimizers.Adam().set_state(bad, var_list=model)
     with pytest.raises(ValueError, match="unexpected"):
         optimizers.SGD().set_state(state, var_list=model)
+
+
+@pytest.mark.parametrize("name,cfg", CONFIGS, ids=[f"{n}{i}" for i, (n, _) in
+                                                  enumerate(CONFIGS)])
+def test_state_of_an_optimizer_before_its_first_step_restores_unbuilt(name, cfg):
+    rng = np.random.default_rng(3)
+    model = _model(rng)
+    init = [v.numpy().copy() for v in model]
+    grads = _grads(rng, model, 2)
+    state = getattr(optimizers, name)(**cfg).get_state()  # saved before any step
+    assert not any("/" in k for k in state)
+    fresh = getattr(optimizers, name)(**cfg)
+    fresh.set_state(state, var_list=model)
+    assert not fresh.built and int(fresh.iterations) == 0
+    _run(fresh, model, grads)  # builds on first use, as a new optimizer does
+    expected = [tf.Variable(x, name=v._name) for x, v in zip(init, model)]
+    _run(getattr(optimizers, name)(**cfg), expected, grads)
+    for got, want in zip(model, expected):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_state_without_slots_into_a_built_optimizer_says_so():
+    rng = np.random.default_rng(4)
+    model = _model(rng)
+    built = optimizers.Adam()
+    _run(built, model, _grads(rng, model, 1))
+    with pytest.raises(ValueError, match=r"missing \['0/momentum'.*had taken no step"):
+        built.set_state(optimizers.Adam().get_state(), var_list=model)

@@ -114,3 +114,53 @@ def test_backup_and_restore_resumes_an_interrupted_fit_exactly(tmp_path):
     assert seen == [2, 3] and len(history.history["loss"]) == 2
     for a, b in zip(straight.get_weights(), model.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "rmsprop", "sgd-momentum"])
+def test_a_model_saved_before_its_first_fit_loads_and_trains_as_the_original(
+        tmp_path, optimizer):
+    x, y = data()
+
+    def compiled():
+        tf.random.set_seed(0)
+        model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), layers.Dense(5), layers.Dense(3)])
+        model.compile(tf.keras.optimizers.SGD(0.05, momentum=0.9)
+                      if optimizer == "sgd-momentum" else optimizer,
+                      tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        return model
+
+    original = compiled()
+    original.save(tmp_path / "new.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "new.keras")
+    assert type(loaded.optimizer) is type(original.optimizer)
+    assert not loaded.optimizer.built and int(loaded.optimizer.iterations.numpy()) == 0
+    for model in (original, loaded):
+        model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    for a, b in zip(original.get_weights(), loaded.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert int(loaded.optimizer.iterations.numpy()) == 12
+
+
+def test_a_model_saved_at_every_point_of_its_life_loads_back(tmp_path):
+    x, y = data()
+    path = tmp_path / "m.keras"
+
+    def round_trip(model):
+        model.save(path)
+        loaded = tf.keras.models.load_model(path)
+        assert [w.shape for w in loaded.get_weights()] == [w.shape for w in model.get_weights()]
+        for a, b in zip(model.get_weights(), loaded.get_weights()):
+            np.testing.assert_array_equal(a, b)
+        return loaded
+
+    deferred = tf.keras.Sequential([layers.Dense(3)])  # no input shape: no weights yet
+    assert round_trip(deferred).get_weights() == []
+    deferred.compile("adam", "mse")
+    assert round_trip(deferred).optimizer is not None
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), layers.Dense(3)])
+    assert round_trip(model).optimizer is None  # built, not compiled
+    model.compile("adam", "mse")
+    model.fit(x, np.eye(3, dtype=np.float32)[y], epochs=1, verbose=0)
+    assert round_trip(model).optimizer.built  # trained: slots saved and restored
+    model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.9), "mse")  # a fresh optimizer
+    assert not round_trip(model).optimizer.built
