@@ -297,7 +297,7 @@ def test_backup_and_restore(tmp_path):
     model = FakeModel()
     with pytest.raises(KeyboardInterrupt):
         run([Crash(), cb.BackupAndRestore(backup)], [{"loss": 1.0}] * 4, model=model)
-    manifest = json.load(open(backup / "training_metadata.json"))
+    manifest = json.loads((backup / "training_metadata.json").read_text())
     # epoch 0's weights, committed when epoch 1 began; epoch 1 never ended
     assert manifest == {"format": "tapeflow-backup-2", "epoch": 1,
                         "weights": "epoch-000001.weights.npz", "size": 7,
@@ -320,8 +320,8 @@ def test_backup_commits_an_epoch_after_every_callback_has_finished_it(tmp_path):
 
     class Watch(cb.Callback):  # runs after BackupAndRestore in each hook
         def on_epoch_end(self, epoch, logs=None):
-            committed.append(json.load(open(backup / "training_metadata.json"))["epoch"]
-                             if os.path.exists(backup / "training_metadata.json") else None)
+            path = backup / "training_metadata.json"
+            committed.append(json.loads(path.read_text())["epoch"] if path.exists() else None)
 
     model = FakeModel()
     run([cb.BackupAndRestore(backup, delete_checkpoint=False), Watch()], [{}] * 3,
@@ -329,5 +329,5 @@ def test_backup_commits_an_epoch_after_every_callback_has_finished_it(tmp_path):
     # At the end of epoch e the backup still says e epochs done (e - 1 finished)...
     assert committed == [None, 1, 2]
     # ... and training's end commits the last one and removes the older weights.
-    assert json.load(open(backup / "training_metadata.json"))["epoch"] == 3
+    assert json.loads((backup / "training_metadata.json").read_text())["epoch"] == 3
     assert sorted(os.listdir(backup)) == ["epoch-000003.weights.npz", "training_metadata.json"]

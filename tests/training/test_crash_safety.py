@@ -5,7 +5,6 @@ checks of a resume and models saved at every point of their life."""
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -189,3 +188,135 @@ def test_sigkill_at_random_moments_resumes_bit_identically(tmp_path):
 def test_sigkill_many_random_moments(tmp_path):
     report = _kill_trials(tmp_path, seed=2019, n_trials=60, epochs=5)
     _check_kill_report(report)
+
+
+# -- in-process checks of the pieces ----------------------------------------------------
+def _dead_pid():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _small_model(seed=0):
+    tf.random.set_seed(seed)
+    model = tf.keras.Sequential([tf.keras.Input((3,)), layers.Dense(2)])
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    return model
+
+
+def _xy():
+    x = np.random.default_rng(0).normal(size=(16, 3)).astype(np.float32)
+    return x, x[:, :2] * 2
+
+
+def test_a_save_removes_the_temporaries_of_killed_writers_only(tmp_path):
+    host = file_writers._host_tag()
+    dead = tmp_path / f".tmp-{host}-{_dead_pid()}-abcdefgh-model.keras"
+    live = tmp_path / f".tmp-{host}-{os.getpid()}-abcdefgh-other.keras"  # being written
+    other_host = tmp_path / f".tmp-{'0' * 8 if host != '0' * 8 else '1' * 8}-1-abcdefgh-x"
+    old = tmp_path / ".tmp-q5yh23c_model.keras"  # tapeflow < 19's name, from a kill
+    recent = tmp_path / ".tmp-zzzzzzzzmodel.keras"
+    for path in (dead, live, other_host, old, recent):
+        path.write_bytes(b"x" * 100)
+    hour_ago = time.time() - 2 * 3600
+    os.utime(old, (hour_ago, hour_ago))
+    _small_model().save(tmp_path / "model.keras")
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["model.keras", live.name, other_host.name, recent.name])
+    assert saving.atomic_write is file_writers.atomic_write
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "f.bin"
+    file_writers.atomic_write(path, lambda f: f.write(b"old"))
+
+    def fail(f):
+        f.write(b"half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        file_writers.atomic_write(path, fail)
+    assert os.listdir(tmp_path) == ["f.bin"] and path.read_bytes() == b"old"
+    with pytest.raises(FileExistsError, match="overwrite=False"):
+        file_writers.atomic_write(path, fail, overwrite=False)
+
+
+def _interrupted_fit(backup, epochs_done):
+    class Stop(tf.keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            if epoch == epochs_done:
+                raise KeyboardInterrupt
+
+    model = _small_model()
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(*_xy(), epochs=5, batch_size=4, verbose=0,
+                  callbacks=[tf.keras.callbacks.BackupAndRestore(backup), Stop()])
+    return model
+
+
+def _resume(backup, epochs=5):
+    seen = []
+    model = _small_model(seed=1)  # other initial weights: the backup must replace them
+    tf.random.set_seed(0)  # the shuffling of the interrupted run
+    model.fit(*_xy(), epochs=epochs, batch_size=4, verbose=0, callbacks=[
+        tf.keras.callbacks.BackupAndRestore(backup),
+        tf.keras.callbacks.LambdaCallback(on_epoch_begin=lambda e, logs: seen.append(e))])
+    return model, seen
+
+
+def test_resume_ignores_weights_written_after_the_last_commit(tmp_path):
+    backup = tmp_path / "backup"
+    _interrupted_fit(backup, epochs_done=2)
+    # A kill after epoch 3's weights were written, before the manifest named them:
+    (backup / "epoch-000003.weights.npz").write_bytes(b"whatever was written")
+    model, seen = _resume(backup)
+    assert seen == [2, 3, 4]
+    straight = _small_model()
+    straight.fit(*_xy(), epochs=5, batch_size=4, verbose=0)
+    for a, b in zip(straight.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert not backup.exists()
+
+
+@pytest.mark.parametrize("damage,message", [
+    ("delete", r"names epoch-000002\.weights\.npz, which does not exist"),
+    ("alter", r"epoch-000002\.weights\.npz has \d+ bytes with SHA-256 .* recorded"),
+    ("manifest", r"training_metadata\.json is not a backup manifest"),
+])
+def test_a_damaged_backup_is_reported_not_half_loaded(tmp_path, damage, message):
+    backup = tmp_path / "backup"
+    _interrupted_fit(backup, epochs_done=2)
+    weights = backup / "epoch-000002.weights.npz"
+    if damage == "delete":
+        weights.unlink()
+    elif damage == "alter":
+        weights.write_bytes(weights.read_bytes()[:-1] + b"!")
+    else:
+        (backup / "training_metadata.json").write_text("{not json")
+    model = _small_model(seed=1)
+    before = model.get_weights()
+    with pytest.raises(ValueError, match=message) as error:
+        model.fit(*_xy(), epochs=5, verbose=0,
+                  callbacks=[tf.keras.callbacks.BackupAndRestore(backup)])
+    assert f"delete {str(backup)!r}" in str(error.value)
+    for a, b in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_backup_left_by_tapeflow_before_19_resumes_or_is_ignored_with_a_warning(tmp_path):
+    backup = tmp_path / "backup"
+    model = _interrupted_fit(backup, epochs_done=2)
+    # The old layout: latest.weights.npz and {"epoch": N}.
+    for name in os.listdir(backup):
+        os.remove(backup / name)
+    model.save_weights(backup / "latest.weights.npz")
+    (backup / "training_metadata.json").write_text(json.dumps({"epoch": 2}))
+    _, seen = _resume(backup)
+    assert seen == [2, 3, 4] and not backup.exists()
+    # Its clean-up, killed between its two removals, left the metadata alone: every
+    # later fit used to fail on the missing weights.
+    backup.mkdir()
+    (backup / "training_metadata.json").write_text(json.dumps({"epoch": 5}))
+    with pytest.warns(UserWarning, match=r"\(epoch 5\) has no weights beside it"):
+        _, seen = _resume(backup)
+    assert seen == [0, 1, 2, 3, 4] and not backup.exists()
