@@ -19,7 +19,8 @@ from .input_spec import InputSpec, _assert_input_compatibility
 from .layer_utils import (_call_signature, _check_weight_shape, _standardize_dtype,
                           _to_snake_case, _uniquify, reset_name_counters)
 from .serialization import register as _register_class
-from .tracking import _context, _masks, get_keras_mask, no_tracking, set_keras_mask
+from .tracking import (_Builds, _context, _masks, building, clear_losses, get_keras_mask,
+                       no_tracking, own_losses, set_keras_mask)
 from .variable_tracking import VariableTracking
 
 __all__ = ["Layer", "InputSpec", "reset_name_counters", "get_keras_mask", "set_keras_mask",
@@ -62,7 +63,6 @@ class Layer(VariableTracking):
         setattr_(self, "_tracked_layers", [])
         setattr_(self, "_tracked_ids", set())
         setattr_(self, "_weight_regularizers", [])
-        setattr_(self, "_losses", [])
         setattr_(self, "built", False)
         setattr_(self, "_layer_initialized", False)
         setattr_(self, "_auto_config", _auto_config(cls, args, kwargs))
@@ -211,24 +211,28 @@ class Layer(VariableTracking):
     # -- losses ----------------------------------------------------------------------
     def add_loss(self, loss):
         """Add a scalar loss (or a list of them, or a zero-argument callable)."""
+        own = own_losses(self)
         for item in nest.flatten(loss):
             if item is None:
                 continue
-            self._losses.append(item if callable(item) and not isinstance(item, Tensor)
-                                else convert_to_tensor(item))
+            own.append(item if callable(item) and not isinstance(item, Tensor)
+                       else convert_to_tensor(item))
 
     @property
     def losses(self):
         """`add_loss` and activity losses of the last call, then weight regularization.
 
-        Weight regularization is computed afresh on each access, for the
-        trainable weights of this layer and its sublayers.
+        The losses of a call are the calling thread's: a thread that serves
+        `predict` while another runs `fit` never adds to the losses `fit`
+        reads. Weight regularization is computed afresh on each access, for
+        the trainable weights of this layer and its sublayers.
         """
         result = []
         layers = self._flatten_layers()
+        own = _context.losses
         for layer in layers:
             result.extend(item() if callable(item) and not isinstance(item, Tensor) else item
-                          for item in layer._losses)
+                          for item in own.get(layer, ()))
         regularized = [layer for layer in layers if layer._weight_regularizers]
         if not regularized:  # fit reads this every step: no variable walk then
             return result
@@ -240,8 +244,12 @@ class Layer(VariableTracking):
         return result
 
     def _clear_losses(self):
-        for layer in self._flatten_layers():
-            layer._losses.clear()
+        clear_losses(self._flatten_layers())
+
+    @property
+    def _losses(self):
+        """The calling thread's call losses of this layer alone (a live list)."""
+        return own_losses(self)
 
     # -- building and calling ------------------------------------------------------------
     def build(self, input_shape):
@@ -285,8 +293,10 @@ class Layer(VariableTracking):
         _context.training = training
         try:
             _assert_input_compatibility(self, first)
-            if not self.built:
-                _calling.build_from_call(self, params, args, kwargs)
+            if not self.built or _Builds.active:
+                with building():  # waits while another thread builds
+                    if not self.built:
+                        _calling.build_from_call(self, params, args, kwargs)
             outputs = self.call(*args, **kwargs)
         finally:
             _context.depth, _context.training = outer_depth, outer_training

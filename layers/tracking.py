@@ -1,7 +1,8 @@
 """tracking.py owns the state `Layer` keeps outside its instances: the Keras
 mask side table (`set_keras_mask`/`get_keras_mask`), the thread-local call
-context (`training` passed down, `no_tracking`), and the list and dict
-containers that track items added to a layer attribute after assignment."""
+context (`training` passed down, `no_tracking`, each thread's call losses),
+the lock under which layers build, and the list and dict containers that
+track items added to a layer attribute after assignment."""
 
 import contextlib
 import threading
@@ -9,7 +10,8 @@ import weakref
 
 from ..core.tensor import Tensor
 
-__all__ = ["get_keras_mask", "set_keras_mask", "no_tracking"]
+__all__ = ["get_keras_mask", "set_keras_mask", "no_tracking", "own_losses", "clear_losses",
+           "building"]
 
 
 # -- Keras masks: a weak side table, since Tensor has fixed slots ---------------
@@ -48,9 +50,52 @@ class _CallContext(threading.local):
         self.depth = 0          # nesting of Layer.__call__
         self.training = None    # the resolved `training` of the innermost call
         self.no_tracking = 0
+        # layer -> the losses this thread's last call of it added (add_loss,
+        # activity regularization): a thread serving `predict` never touches
+        # the losses `fit` is collecting in another.
+        self.losses = weakref.WeakKeyDictionary()
 
 
 _context = _CallContext()
+
+
+def own_losses(layer):
+    """The calling thread's list of `layer`'s call losses, made on first use."""
+    losses = _context.losses
+    found = losses.get(layer)
+    if found is None:
+        found = losses[layer] = []
+    return found
+
+
+def clear_losses(layers):
+    """Forget the calling thread's call losses of `layers` (a new outer call starts)."""
+    losses = _context.losses
+    if losses:
+        for layer in layers:
+            losses.pop(layer, None)
+
+
+# -- building -------------------------------------------------------------------
+class _Builds:
+    """Layers build under one lock, so two threads calling an unbuilt model
+    build it once, and no thread calls a layer another thread is still
+    building (its `built` may be set before its weights exist). `active`
+    counts builds in progress; while it is 0, a built layer's call takes no lock."""
+
+    lock = threading.RLock()  # re-entered: building a model builds its layers
+    active = 0
+
+
+@contextlib.contextmanager
+def building():
+    """Hold the build lock (waiting for other threads' builds) and count a build."""
+    with _Builds.lock:
+        _Builds.active += 1
+        try:
+            yield
+        finally:
+            _Builds.active -= 1
 
 
 @contextlib.contextmanager
