@@ -19,27 +19,58 @@ __all__ = ["convert_inputs", "input_mask", "build_from_call", "add_activity_loss
            "set_output_masks", "output_shape_by_running"]
 
 
+# Built-in layers whose first step multiplies the input by float weights (matmul, conv,
+# normalization, gates). Keras 3 reaches them through keras.ops, which promote an integer
+# input to the weights' float dtype; tapeflow's layers call TF's ops, which do not, so
+# these layers cast integer and boolean inputs to their dtype themselves. Other layers
+# (Embedding's indices, reshapes, merges, users' own layers) keep integer inputs as they
+# are, as Keras does.
+_FLOAT_MATH_LAYERS = frozenset({"Dense", "_Conv", "_Affine", "RNN", "_Cell",
+                                "MultiHeadAttention", "PReLU"})
+_CASTS_INTEGERS = {}
+
+
+def _casts_integers(layer):
+    cls = type(layer)
+    try:
+        return _CASTS_INTEGERS[cls]
+    except KeyError:
+        found = any(c.__name__ in _FLOAT_MATH_LAYERS
+                    and c.__module__.startswith("tapeflow.layers") for c in cls.__mro__)
+        _CASTS_INTEGERS[cls] = found
+        return found
+
+
 def convert_inputs(layer, args, kwargs):
     """`args` and `kwargs` with ndarrays made Tensors and, when `layer.autocast`,
-    float tensors cast to the layer's dtype (`training` and `mask` untouched)."""
+    float tensors cast to the layer's dtype (`training` and `mask` untouched);
+    integer and boolean ones too for the built-in layers that compute in floats
+    (Dense, convolutions, normalizations, recurrent layers, attention)."""
     target = np.dtype(layer._dtype) if layer.autocast else None
-
-    def convert(x):
-        if isinstance(x, (np.ndarray, np.generic)):
-            x = Tensor(np.array(x))
-        if isinstance(x, Tensor) and target is not None and x._value.dtype.kind == "f" \
-                and x._value.dtype != target:
-            return _cast(x, target)
-        return x
-
+    single = len(args) == 1 and not kwargs and isinstance(args[0], Tensor)
     # Fast path: one tensor already of the layer's dtype.
-    if len(args) == 1 and not kwargs and isinstance(args[0], Tensor) and (
-            target is None or args[0]._value.dtype == target
-            or args[0]._value.dtype.kind != "f"):
+    if single and (target is None or args[0]._value.dtype == target):
         return args, kwargs
+    kinds = "fiub" if target is not None and target.kind == "f" and _casts_integers(layer) \
+        else "f"
+    if single and args[0]._value.dtype.kind not in kinds:
+        return args, kwargs
+
+    def converter(kinds):
+        def convert(x):
+            if isinstance(x, (np.ndarray, np.generic)):
+                x = Tensor(np.array(x))
+            if isinstance(x, Tensor) and target is not None and x._value.dtype.kind in kinds \
+                    and x._value.dtype != target:
+                return _cast(x, target)
+            return x
+        return convert
+
+    convert = converter(kinds)
     args = tuple(nest.map_structure(convert, a) for a in args)
-    kwargs = {k: (v if k in ("training", "mask") else nest.map_structure(convert, v))
-              for k, v in kwargs.items()}
+    # Masks (attention_mask, ...) stay boolean or integer.
+    kwargs = {k: (v if k in ("training", "mask") else nest.map_structure(
+        converter("f") if k.endswith("mask") else convert, v)) for k, v in kwargs.items()}
     return args, kwargs
 
 

@@ -4,6 +4,7 @@
 re-exports `Callback` (base.py), `ProgbarLogger` (progbar.py) and the
 file-writing callbacks (file_writers.py). Callbacks never import the model module."""
 
+import difflib
 import math
 import warnings
 
@@ -150,6 +151,18 @@ def _monitor_op(mode, monitor, model, who):
                      "value, or mode='min' to use the lowest.")
 
 
+def _missing_monitor_hint(monitor, logs):
+    """Why `monitor` may be absent from `logs`: no validation pass, or a misspelling."""
+    if monitor.startswith("val_") and not any(k.startswith("val_") for k in logs):
+        return (" No `val_` metrics were logged: pass `validation_data` or "
+                "`validation_split` to fit, or monitor a training metric. Training will "
+                "not stop early.")
+    close = difflib.get_close_matches(monitor, list(logs), n=1)
+    if close:
+        return f" Did you mean {close[0]!r}? Training will not stop early."
+    return " Training will not stop early."
+
+
 class EarlyStopping(Callback):
     """Stop training when `monitor` has stopped improving (Keras 3's algorithm).
 
@@ -165,6 +178,8 @@ class EarlyStopping(Callback):
 
     Needs: `model.stop_training`, and `get_weights`/`set_weights` for
     `restore_best_weights`. `stopped_epoch` and `best_epoch` are 0-based.
+    A `monitor` missing from the epoch's logs is a warning each epoch, not an
+    error, as in Keras 3; the warning says why it may be missing.
     """
 
     def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
@@ -203,9 +218,11 @@ class EarlyStopping(Callback):
             self.monitor_op = _monitor_op(self.mode, self.monitor, self.model, "EarlyStopping")
         current = _scalar((logs or {}).get(self.monitor))
         if current is None:
+            # Keras 3 only warns here (every epoch) and trains on; so does tapeflow, with a
+            # hint at the likely cause.
             warnings.warn(f"Early stopping conditioned on metric `{self.monitor}` which is not "
-                          f"available. Available metrics are: {','.join(logs or {})}",
-                          stacklevel=2)
+                          f"available. Available metrics are: {','.join(logs or {})}."
+                          f"{_missing_monitor_hint(self.monitor, logs or {})}", stacklevel=2)
             return
         if epoch < self.start_from_epoch:
             return

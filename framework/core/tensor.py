@@ -286,9 +286,37 @@ def _rebuild_variable(value, name, trainable):
     return Variable(value, trainable=trainable, name=name)
 
 
+def _ragged_detail(value):
+    """Where nested lists stop being rectangular: two items of one depth that differ."""
+    def size(v):
+        if not isinstance(v, (list, tuple)):
+            return "is a scalar"
+        return f"has {len(v)} element" + ("" if len(v) == 1 else "s")
+
+    level = [("", value)]
+    while level:
+        lengths = [len(v) if isinstance(v, (list, tuple)) else None for _, v in level]
+        odd = next((i for i, n in enumerate(lengths) if n != lengths[0]), None)
+        if odd is not None:
+            (first, a), (other, b) = level[0], level[odd]
+            return (f"value{first} {size(a)} but value{other} {size(b)} (lengths at "
+                    f"that depth: {sorted({n for n in lengths if n is not None})})")
+        if lengths[0] is None:
+            break
+        level = [(f"{path}[{i}]", item) for path, v in level for i, item in enumerate(v)]
+    return "its rows differ in length"
+
+
 def _python_value_to_array(value, dtype):
     """TF's conversion: Python floats become float32 and ints int32."""
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        if not isinstance(value, (list, tuple)):
+            raise
+        # TF: "Can't convert non-rectangular Python sequence to Tensor."
+        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: "
+                         f"{_ragged_detail(value)}. Pad the rows to one length first.") from None
     if dtype is not None:
         if array.dtype.kind == "f" and dtype.kind in "iu" and not isinstance(value, np.ndarray):
             if not np.all(np.mod(array, 1) == 0):

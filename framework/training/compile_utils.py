@@ -2,6 +2,8 @@
 objects, names or callables; lists and dicts for several outputs) and
 computes the total loss and the metric updates for one batch."""
 
+import warnings
+
 import numpy as np
 
 from .. import losses as _losses
@@ -49,6 +51,21 @@ def _as_loss(spec, losses_module):
                                              else getattr(loss, "__name__", None))
 
 
+# The cross-entropies whose from_logits=True contradicts a probability output (Keras's pairs).
+_PROBABILITY_OUTPUTS = {"binary_crossentropy": ("sigmoid", "Sigmoid"),
+                        "categorical_crossentropy": ("softmax", "Softmax"),
+                        "sparse_categorical_crossentropy": ("softmax", "Softmax")}
+
+
+def _output_activation(layer):
+    """'softmax' for a Softmax layer, else the name of the layer's `activation`, if any."""
+    if layer is None:
+        return None
+    if type(layer).__name__ == "Softmax":
+        return "softmax"
+    return getattr(getattr(layer, "activation", None), "__name__", None)
+
+
 class LossContainer:
     """The compiled loss: one loss per output, weighted and summed."""
 
@@ -62,6 +79,27 @@ class LossContainer:
         weights = _per_output(1.0 if loss_weights is None else loss_weights,
                               self.output_names, "loss_weights")
         self.weights = [1.0 if w is None else float(w) for w in weights]
+
+    def warn_if_probabilities_as_logits(self, output_layers):
+        """Keras's warning for `from_logits=True` on an output made by softmax (sigmoid).
+
+        Keras 3 warns (backend nn's `_get_logits`) when a cross-entropy with
+        `from_logits=True` gets the output of a softmax or sigmoid activation;
+        tapeflow looks at the layer producing each output once per `fit`.
+        """
+        for name, loss, layer in zip(self.output_names, self.losses, output_layers):
+            fn_name = getattr(getattr(loss, "fn", None), "__name__", None)
+            expected = _PROBABILITY_OUTPUTS.get(fn_name)
+            if expected is None or not getattr(loss, "_fn_kwargs", {}).get("from_logits"):
+                continue
+            activation, op_type = expected
+            if _output_activation(layer) == activation:
+                warnings.warn(
+                    f"`{fn_name}` received `from_logits=True`, but the `output` argument was "
+                    f"produced by a {op_type} activation and thus does not represent logits. "
+                    f"Was this intended? (output {name!r}: layer {layer.name!r} with "
+                    f"activation '{activation}'; drop the activation or set "
+                    "from_logits=False.)", stacklevel=4)
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """The total loss, and the per-output losses when there are several outputs."""

@@ -3,12 +3,16 @@ tensors, dicts and lists of them, Python generators, `tapeflow.data.Dataset`)
 into epochs of NumPy batches `(x, y, sample_weight)`. It checks the data up
 front, so that bad input fails before the first step with a clear message."""
 
+import difflib
+import warnings
+
 import numpy as np
 
 from ..core import nest
 from ..core.tensor import Tensor
 
-__all__ = ["make_data", "unpack_x_y_sample_weight", "train_validation_split"]
+__all__ = ["make_data", "unpack_x_y_sample_weight", "train_validation_split",
+           "check_input_keys"]
 
 
 def unpack_x_y_sample_weight(data):
@@ -38,6 +42,101 @@ def _array(value):
     return array
 
 
+def _is_python_rows(value):
+    """A list/tuple holding only Python numbers and lists of them: one array, not many inputs."""
+    if not isinstance(value, (list, tuple)) or not value:
+        return False
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            if isinstance(item, (list, tuple)):
+                stack.append(item)
+            elif not isinstance(item, (bool, int, float, np.number)):
+                return False
+    return True
+
+
+def _rows_array(name, value):
+    """`value` (a nested Python list of numbers) as one array, or a message naming the
+    row lengths when the rows differ in length."""
+    try:
+        return _array(value)
+    except ValueError:
+        lengths = sorted({len(row) if isinstance(row, (list, tuple)) else 1 for row in value})
+        shown = ", ".join(str(n) for n in lengths[:10]) + (", ..." if len(lengths) > 10 else "")
+        raise ValueError(
+            f"`{name}` is a Python list of {len(value)} samples of different lengths (row "
+            f"lengths {shown}); it cannot be one array. Pad the samples to one length "
+            "(with np.pad, for example) or pass a NumPy array.") from None
+
+
+def _structure_arrays(name, value):
+    if _is_python_rows(value):
+        return _rows_array(name, value)
+    return nest.map_structure(_array, value)
+
+
+def _leaf_names(name, structure):
+    """('x', array) pairs, a dict's leaves as x['key'] and a list's as x[i]."""
+    if isinstance(structure, dict):
+        return [pair for key in sorted(structure)
+                for pair in _leaf_names(f"{name}[{key!r}]", structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [pair for i, item in enumerate(structure)
+                for pair in _leaf_names(f"{name}[{i}]", item)]
+    return [(name, structure)]
+
+
+def _check_numeric(name, structure):
+    """Strings, None and other Python objects cannot be trained on: say where they are."""
+    for leaf_name, leaf in _leaf_names(name, structure):
+        kind = leaf.dtype.kind
+        if kind in "biuf":
+            continue
+        if kind == "O":
+            flat = leaf.reshape(-1)
+            nones = [i for i, v in enumerate(flat) if v is None]
+            if nones:
+                where = tuple(int(i) for i in np.unravel_index(nones[0], leaf.shape))
+                raise TypeError(f"`{leaf_name}` contains None (first at index {where}; "
+                                f"{len(nones)} in all) in an array of dtype object, shape "
+                                f"{leaf.shape}: fill in the missing values and pass a numeric "
+                                "array.")
+            sample = next((v for v in flat if not isinstance(v, (int, float, bool, np.number))),
+                          flat[0] if flat.size else None)
+            raise TypeError(f"`{leaf_name}` has dtype object (shape {leaf.shape}, holding e.g. "
+                            f"{sample!r} of type {type(sample).__name__}): tapeflow trains on "
+                            "numeric arrays; convert it with np.asarray(..., dtype='float32').")
+        if kind in "USa":
+            sample = leaf.reshape(-1)[0] if leaf.size else ""
+            what = ("labels must be numbers: map the class names to integer ids, e.g. with "
+                    "`classes, y = np.unique(y, return_inverse=True)`" if name == "y" else
+                    "features must be numbers: encode the strings first (e.g. integer ids "
+                    "for an Embedding, or one-hot columns)")
+            raise TypeError(f"`{leaf_name}` holds strings (dtype {leaf.dtype}, shape "
+                            f"{leaf.shape}, e.g. {str(sample)!r}); {what}.")
+        raise TypeError(f"`{leaf_name}` has dtype {leaf.dtype} (shape {leaf.shape}); tapeflow "
+                        "trains on numeric and boolean arrays only.")
+
+
+def _batch_size(batch_size):
+    """None means 32; anything else must be a positive integer.
+
+    Keras 3 reads a falsy batch_size (0) as "use the default"; tapeflow raises
+    instead, since batch_size=0 is always a mistake and training silently on
+    32-sample batches hides it.
+    """
+    if batch_size is None:
+        return 32
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(f"batch_size must be a positive integer or None; got {batch_size!r} "
+                        f"of type {type(batch_size).__name__}.")
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be a positive integer or None (for 32); got "
+                         f"{batch_size}.")
+    return int(batch_size)
+
+
 def _is_array_like(value):
     return value is None or isinstance(value, (np.ndarray, Tensor, list, tuple, dict)) and all(
         isinstance(leaf, (np.ndarray, Tensor, list, float, int, np.number))
@@ -57,9 +156,15 @@ class ArrayData:
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False,
                  steps_per_epoch=None, seed=0, check_finite=True):
-        self.x = nest.map_structure(_array, x)
-        self.y = None if y is None else nest.map_structure(_array, y)
+        self.batch_size = _batch_size(batch_size)
+        self.x = _structure_arrays("x", x)
+        self.y = None if y is None else _structure_arrays("y", y)
         self.sample_weight = None if sample_weight is None else _array(sample_weight)
+        _check_numeric("x", self.x)
+        if self.y is not None:
+            _check_numeric("y", self.y)
+        if self.sample_weight is not None:
+            _check_numeric("sample_weight", self.sample_weight)
         sizes = {"x": {a.shape[0] if a.ndim else None for a in nest.flatten(self.x)}}
         if self.y is not None:
             sizes["y"] = {a.shape[0] if a.ndim else None for a in nest.flatten(self.y)}
@@ -71,16 +176,23 @@ class ArrayData:
         if len(lengths) != 1:
             detail = ", ".join(f"{k} sizes: {', '.join(str(s) for s in sorted(v))}"
                                for k, v in sizes.items())
+            hint = ""
+            if isinstance(x, (list, tuple)) and len(x) > 1 and self.y is not None and \
+                    len(x) in sizes["y"]:
+                hint = (f" x is a Python list of {len(x)} items, read as {len(x)} separate "
+                        f"inputs; if they are {len(x)} samples, stack them into one array "
+                        "(padding them to one length first if they differ).")
             raise ValueError(f"Data cardinality is ambiguous: {detail}. Make sure all arrays "
-                             "contain the same number of samples.")
+                             f"contain the same number of samples.{hint}")
         self.size = lengths.pop()
+        if self.size == 0:
+            shapes = ", ".join(f"{n} {a.shape}" for n, a in _leaf_names("x", self.x))
+            raise ValueError(f"The data has 0 samples (shapes: {shapes}); fit, evaluate and "
+                             "predict need at least one sample.")
         if check_finite:
             _check_finite("x", self.x)
             if self.y is not None:
                 _check_finite("y", self.y)
-        self.batch_size = int(batch_size or 32)
-        if self.batch_size <= 0:
-            raise ValueError(f"batch_size must be positive, got {batch_size}.")
         self.shuffle = shuffle
         self.seed = seed
         full = -(-self.size // self.batch_size)
@@ -119,6 +231,7 @@ class IterableData:
         if self.steps is None and self.reiterable and source._length is not None:
             self.steps = source._length
         self._iterator = None
+        self._epoch_index = 0
 
     def _next(self):
         if self._iterator is None:
@@ -141,23 +254,66 @@ class IterableData:
             try:
                 yield self._next()
             except StopIteration:
+                if self.steps_per_epoch is not None:
+                    self._ran_out(step)
                 return
             step += 1
 
+    def _ran_out(self, step):
+        # Keras 3 warns (EpochIterator._interrupted_warning) and goes on; so does tapeflow,
+        # with the figures.
+        warnings.warn(
+            f"Your input ran out of data; interrupting training. The generator or dataset "
+            f"gave {step} of the steps_per_epoch={self.steps_per_epoch} batches in epoch "
+            f"{self._epoch_index + 1}. Make sure that your dataset or generator can generate "
+            "at least `steps_per_epoch * epochs` batches. You may need to use the "
+            "`.repeat()` function when building your dataset.", stacklevel=4)
+
     def epoch(self, epoch_index):
+        self._epoch_index = epoch_index
         for data in self._batches():
             x, y, sw = unpack_x_y_sample_weight(data)
             yield (nest.map_structure(_array, x), None if y is None else
                    nest.map_structure(_array, y), None if sw is None else _array(sw))
 
 
+def check_input_keys(x, input_names, name="x"):
+    """Raise when `x` is a dict lacking one of the model's `input_names`.
+
+    As Keras 3's Functional._standardize_inputs, a dict must hold every input's
+    name (extra keys are left alone); a misspelled key is reported with the
+    expected and received keys instead of being matched by position.
+    """
+    if not isinstance(x, dict) or not input_names:
+        return
+    missing = [key for key in input_names if key not in x]
+    if not missing:
+        return
+    received = list(x)
+    unknown = [key for key in received if key not in input_names]
+    hints = []
+    for key in missing:
+        close = difflib.get_close_matches(str(key), [str(k) for k in unknown], n=1)
+        if close:
+            hints.append(f"{close[0]!r} for {key!r}?")
+    hint = f" Did you mean {', '.join(hints)}" if hints else ""
+    raise ValueError(f"The dict `{name}` does not match the model's inputs: expected the keys "
+                     f"{list(input_names)}, received {received}; missing {missing}.{hint} "
+                     "The keys are the names of the model's Input layers.")
+
+
 def make_data(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-              steps_per_epoch=None, seed=0, class_weight=None):
+              steps_per_epoch=None, seed=0, class_weight=None, input_names=None):
     """Wrap what the user passed to fit/evaluate/predict.
 
+    `input_names`, when given, are the keys a dict `x` must hold.
+
     Raises:
-        ValueError: for mismatched lengths, NaN in the data, `y` given with a
+        ValueError: for mismatched lengths, NaN in the data, no samples, a
+            dict x missing an input's name, a batch_size below 1, a
+            class_weight that is not a dict of class indices, `y` given with a
             generator or Dataset, or an unsupported type.
+        TypeError: for strings, None or other objects in the data.
     """
     if hasattr(x, "numpy_batches") or hasattr(x, "__next__") or (
             callable(getattr(x, "__iter__", None)) and not _is_array_like(x)):
@@ -169,20 +325,46 @@ def make_data(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
         return IterableData(x, steps_per_epoch)
     if x is None:
         raise ValueError("fit/evaluate/predict needs input data `x`.")
+    check_input_keys(x, input_names)
     if class_weight is not None:
         sample_weight = _class_sample_weight(y, sample_weight, class_weight)
     return ArrayData(x, y, sample_weight, batch_size, shuffle, steps_per_epoch, seed)
 
 
+def _class_weight_table(class_weight):
+    """`class_weight` as {int class: float weight}, or a ValueError naming what is wrong
+    (Keras 3's data_adapter_utils.class_weight_to_sample_weights raises ValueError too)."""
+    if not hasattr(class_weight, "items"):
+        raise ValueError("`class_weight` must be a dict mapping class indices to weights, "
+                         f"e.g. {{0: 1.0, 1: 5.0}}; got {class_weight!r} of type "
+                         f"{type(class_weight).__name__}.")
+    table = {}
+    for key, weight in class_weight.items():
+        if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or key < 0:
+            raise ValueError("`class_weight` keys must be non-negative integer class indices; "
+                             f"got the key {key!r} of type {type(key).__name__}.")
+        try:
+            table[int(key)] = float(weight)
+        except (TypeError, ValueError):
+            raise ValueError(f"`class_weight[{key!r}]` must be a number; got {weight!r}.") \
+                from None
+    return table
+
+
 def _class_sample_weight(y, sample_weight, class_weight):
-    if y is None or isinstance(y, (dict, list, tuple)) and not isinstance(y, np.ndarray) and \
+    class_weight = _class_weight_table(class_weight)
+    if y is None or isinstance(y, (dict, list, tuple)) and not _is_python_rows(y) and \
             len(nest.flatten(y)) > 1:
         raise ValueError("class_weight needs a single array of labels y.")
-    labels = _array(nest.flatten(y)[0])
+    labels = nest.flatten(_structure_arrays("y", y))[0]
+    _check_numeric("y", labels)
+    if labels.size == 0:
+        return sample_weight  # ArrayData reports the empty data
     if labels.ndim > 1 and labels.shape[-1] > 1:
         labels = np.argmax(labels, axis=-1)
     labels = labels.reshape(labels.shape[0], -1)[:, 0].astype(np.int64)
-    table = np.ones(int(max(max(class_weight) + 1, labels.max() + 1)), np.float32)
+    table = np.ones(int(max(max(class_weight, default=-1) + 1, labels.max() + 1)),
+                    np.float32)
     for cls, weight in class_weight.items():
         table[int(cls)] = weight
     weights = table[labels]
@@ -196,7 +378,9 @@ def train_validation_split(x, y, sample_weight, validation_split):
     if hasattr(x, "numpy_batches") or hasattr(x, "__next__"):
         raise ValueError("validation_split is only supported for array data, not for a "
                          "generator or Dataset; pass validation_data instead.")
-    n = nest.flatten(nest.map_structure(_array, x))[0].shape[0]
+    x = _structure_arrays("x", x)
+    y = None if y is None else _structure_arrays("y", y)
+    n = nest.flatten(x)[0].shape[0]
     cut = int(n * (1.0 - validation_split))
     if cut == 0 or cut == n:
         raise ValueError(f"validation_split={validation_split} leaves an empty training or "

@@ -75,6 +75,25 @@ def _callback_list(model, callbacks, verbose, epochs, steps, mode):
                         model=model, verbose=verbose, epochs=epochs, steps=steps)
 
 
+def _input_names(model):
+    """The keys a dict x must hold: a dict-input model's keys, else its Inputs' names."""
+    inputs = getattr(model, "inputs", None)
+    if inputs is None:
+        return None
+    if isinstance(inputs, dict):
+        return list(inputs)
+    return [getattr(t, "name", None) for t in nest.flatten(inputs)]
+
+
+def _output_layers(model):
+    """The layer producing each output: from the graph, or a Sequential's last layer."""
+    outputs = getattr(model, "outputs", None)
+    if outputs is not None:
+        return [getattr(getattr(t, "node", None), "layer", None) for t in nest.flatten(outputs)]
+    layers = getattr(model, "layers", None) if hasattr(model, "pop") else None
+    return [layers[-1]] if layers else []
+
+
 def _shuffle_seed():
     seed = _random._state.get("seed")
     return seed if seed is not None else int(_random.generator().integers(2**62))
@@ -90,13 +109,16 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = train_validation_split(
             x, y, sample_weight, validation_split)
+    names = _input_names(model)
     data = make_data(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
-                     seed=_shuffle_seed(), class_weight=class_weight)
+                     seed=_shuffle_seed(), class_weight=class_weight, input_names=names)
     validation = None
     if validation_data is not None:
         vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
         validation = make_data(vx, vy, vsw, validation_batch_size or batch_size,
-                               steps_per_epoch=validation_steps)
+                               steps_per_epoch=validation_steps, input_names=names)
+    if getattr(model, "_loss", None) is not None:
+        model._loss.warn_if_probabilities_as_logits(_output_layers(model))
     cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit")
     object.__setattr__(model, "stop_training", False)
     cb.on_train_begin()
@@ -156,7 +178,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     """`Model.evaluate`: the logs dict (`return_dict`), else the values in `metrics_names`
     order, a scalar when there is one."""
     _require_compiled(model, "evaluating it")
-    data = make_data(x, y, sample_weight, batch_size, steps_per_epoch=steps)
+    data = make_data(x, y, sample_weight, batch_size, steps_per_epoch=steps,
+                     input_names=_input_names(model))
     cb = _callback_list(model, callbacks, verbose, 1, data.steps, "evaluate")
     logs = _test_epoch(model, data, cb)
     if return_dict:
@@ -168,7 +191,8 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
 # -- predict -------------------------------------------------------------------------
 def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
     """`Model.predict`: `predict_step` batch by batch, joined into NumPy arrays."""
-    data = make_data(x, None, None, batch_size, steps_per_epoch=steps)
+    data = make_data(x, None, None, batch_size, steps_per_epoch=steps,
+                     input_names=_input_names(model))
     cb = _callback_list(model, callbacks, verbose, 1, data.steps, "predict")
     cb.on_predict_begin()
     outputs = []
@@ -190,7 +214,8 @@ def train_on_batch(model, x, y=None, sample_weight=None, class_weight=None, retu
     """One `train_step` on (x, y) as a single batch, metrics reset first."""
     _require_compiled(model, "training it")
     data = make_data(x, y, sample_weight, batch_size=len(nest.flatten(
-        nest.map_structure(np.asarray, x))[0]), class_weight=class_weight)
+        nest.map_structure(np.asarray, x))[0]), class_weight=class_weight,
+        input_names=_input_names(model))
     model.reset_metrics()
     bx, by, bsw = next(iter(data.epoch(0)))
     return _batch_result(_flat_logs(model.train_step(_batch_tuple(bx, by, bsw))), return_dict)
