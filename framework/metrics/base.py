@@ -1,7 +1,11 @@
 """base.py owns the `Metric` base class (state in non-trainable
-Variables, updated from NumPy arrays, never on a tape), the `Sum` and `Mean`
-reductions, and the NumPy helpers (rank matching, sample weighting) that every
-metric module shares. Concrete metrics live in accuracy_metrics.py and confusion.py."""
+Variables, updated from NumPy arrays, never on a tape, under a lock per
+metric), the `Sum` and `Mean` reductions, and the NumPy helpers (rank
+matching, sample weighting) that every metric module shares. Concrete metrics
+live in accuracy_metrics.py and confusion.py."""
+
+import functools
+import threading
 
 import numpy as np
 
@@ -77,11 +81,37 @@ def _snake(name):
                    else c.lower() for i, c in enumerate(name))
 
 
+_LOCKED = ("update_state", "result", "reset_state")
+_lock_creation = threading.Lock()
+
+
+def _state_lock(metric):
+    lock = metric.__dict__.get("_state_lock")
+    if lock is None:
+        with _lock_creation:
+            lock = metric.__dict__.setdefault("_state_lock", threading.RLock())
+    return lock
+
+
+def _locked(method):
+    """`method` run under its metric's lock: a metric updated in one thread and
+    read in another (a monitor, a callback) never shows half an update, e.g. a
+    Mean's new total over its old count."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with _state_lock(self):
+            return method(self, *args, **kwargs)
+    locked._locked = True
+    return locked
+
+
 class Metric:
     """Base class of metrics: state in non-trainable Variables.
 
     Subclasses create state with `add_variable` in `__init__` and implement
     `update_state(...)` and `result()`. `__call__` updates, then returns the result.
+    Each metric's `update_state`, `result` and `reset_state` run under a lock
+    of its own, so threads never see a half-done update.
 
     Args:
         name: the metric's name (its key in the training logs).
@@ -89,6 +119,18 @@ class Metric:
     """
 
     _direction = None  # 'up' or 'down': whether larger is better (EarlyStopping's mode='auto')
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in _LOCKED:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_locked", False):
+                setattr(cls, name, _locked(method))
+
+    def __getstate__(self):  # copies and pickles get a lock of their own
+        state = dict(self.__dict__)
+        state.pop("_state_lock", None)
+        return state
 
     def __init__(self, name=None, dtype=None):
         self.name = name or _snake(type(self).__name__)
@@ -115,12 +157,14 @@ class Metric:
     def trainable_variables(self):
         return []
 
+    @_locked
     def reset_state(self):
         """Set every state variable back to zero."""
         for variable in self._variables:
             variable.assign(np.zeros_like(variable._value))
 
-    reset_states = reset_state  # TF 2's name
+    def reset_states(self):  # TF 2's name; reaches a subclass's reset_state
+        self.reset_state()
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must implement update_state.")
@@ -129,8 +173,9 @@ class Metric:
         raise NotImplementedError(f"{type(self).__name__} must implement result.")
 
     def __call__(self, *args, **kwargs):
-        self.update_state(*args, **kwargs)
-        return self.result()
+        with _state_lock(self):  # the result of this update, no other thread's
+            self.update_state(*args, **kwargs)
+            return self.result()
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}

@@ -228,3 +228,29 @@ def test_call_losses_are_the_calling_threads_own(fast_switching):
         return True
 
     assert run_threads(lambda: caller(1.0), lambda: caller(2.0)) == [True, True]
+
+
+def test_a_metric_read_while_another_thread_updates_it_never_shows_half_an_update(
+        fast_switching):
+    """Every value is 1, so the mean read at any moment is 0 (empty) or 1;
+    a new total over an old count would read e.g. 1.0001."""
+    mean = tf.keras.metrics.Mean()
+    done = threading.Event()
+
+    def updater():
+        try:
+            for _ in range(4000):
+                mean.update_state([1.0, 1.0])
+                assert float(mean([1.0])) == 1.0  # __call__: this update's result
+        finally:
+            done.set()
+
+    def reader():
+        seen = set()
+        while not done.is_set():
+            seen.add(float(mean.result()))
+        return seen
+
+    _, seen = run_threads(updater, reader)
+    assert seen <= {0.0, 1.0} and 1.0 in seen
+    assert float(mean.count.numpy()) == 4000 * 3
