@@ -30,8 +30,9 @@ __all__ = ["ModelCheckpoint", "CSVLogger", "BackupAndRestore"]
 # next write into the same directory can tell a killed writer's file (same host, pid
 # gone) from one being written right now, and remove it.
 _TMP_PREFIX = ".tmp-"
-_TMP_NAME = re.compile(r"^\.tmp-([0-9a-f]{8})-(\d+)-")
-_STALE_SECONDS = 3600  # any .tmp-* file this old is stale (e.g. from another host)
+_TMP_NAME = re.compile(r"^\.tmp-([0-9a-f]{8})-(\d+)-[a-z0-9_]{8}-.")
+_LEGACY_TMP_NAME = re.compile(r"^\.tmp-[a-z0-9_]{8}.")  # tapeflow before issue 19
+_STALE_SECONDS = 3600  # a temporary this old is stale, whoever wrote it
 
 
 def _host_tag():
@@ -39,6 +40,8 @@ def _host_tag():
 
 
 def _pid_alive(pid):
+    if os.name == "nt":  # os.kill(pid, 0) would interrupt it there: rely on the age
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -48,12 +51,26 @@ def _pid_alive(pid):
     return True
 
 
+def _is_stale(path, name, host, now):
+    match = _TMP_NAME.match(name)
+    if match is not None:
+        if match.group(1) == host and not _pid_alive(int(match.group(2))):
+            return True
+        return now - os.path.getmtime(path) > _STALE_SECONDS
+    if _LEGACY_TMP_NAME.match(name) and now - os.path.getmtime(path) > _STALE_SECONDS:
+        with open(path, "rb") as f:  # only what tapeflow wrote: a zip (.npz, .keras)
+            head = f.read(4)
+        return head in (b"", b"PK\x03\x04")
+    return False
+
+
 def remove_stale_temporaries(directory):
     """Remove the temporary files that killed writers left in `directory`; their names.
 
-    A file counts as stale when its name carries this host and the id of a process
-    that no longer runs, or (whoever wrote it, tapeflow before 19 included) when it
-    is older than an hour. Files being written by live processes are kept.
+    A temporary counts as stale when its name carries this host and the id of a
+    process that no longer runs, or when it is older than an hour (one from another
+    host, or from tapeflow before issue 19, whose names carry no process id).
+    Temporaries of live writers and every other file are kept.
     """
     removed = []
     try:
@@ -63,12 +80,8 @@ def remove_stale_temporaries(directory):
     host, now = _host_tag(), time.time()
     for name in names:
         path = os.path.join(directory, name)
-        match = _TMP_NAME.match(name)
         try:
-            stale = ((match is not None and match.group(1) == host and
-                      not _pid_alive(int(match.group(2)))) or
-                     now - os.path.getmtime(path) > _STALE_SECONDS)
-            if stale and os.path.isfile(path):
+            if os.path.isfile(path) and _is_stale(path, name, host, now):
                 os.remove(path)
                 removed.append(name)
         except OSError:
@@ -333,7 +346,8 @@ class BackupAndRestore(Callback):
     """
 
     METADATA_NAME = "training_metadata.json"
-    LEGACY_WEIGHTS_NAME = "latest.weights.npz"  # the layout before issue 19
+    LEGACY_WEIGHTS_NAME = "latest.weights.npz"  # the layout before issue 19 (and its
+    # manifest's temporary, METADATA_NAME + ".tmp", which a kill could leave)
     _FORMAT = "tapeflow-backup-2"
     _WEIGHTS = re.compile(r"^epoch-\d+\.weights\.npz$")
 
@@ -407,8 +421,8 @@ class BackupAndRestore(Callback):
             return
         remove_stale_temporaries(self.backup_dir)
         for name in os.listdir(self.backup_dir):
-            if name != keep and (self._WEIGHTS.match(name) or
-                                 name == self.LEGACY_WEIGHTS_NAME):
+            if name != keep and (self._WEIGHTS.match(name) or name in (
+                    self.LEGACY_WEIGHTS_NAME, self.METADATA_NAME + ".tmp")):
                 os.remove(os.path.join(self.backup_dir, name))
 
     def _commit(self):

@@ -211,18 +211,28 @@ def _xy():
 
 def test_a_save_removes_the_temporaries_of_killed_writers_only(tmp_path):
     host = file_writers._host_tag()
-    dead = tmp_path / f".tmp-{host}-{_dead_pid()}-abcdefgh-model.keras"
-    live = tmp_path / f".tmp-{host}-{os.getpid()}-abcdefgh-other.keras"  # being written
-    other_host = tmp_path / f".tmp-{'0' * 8 if host != '0' * 8 else '1' * 8}-1-abcdefgh-x"
-    old = tmp_path / ".tmp-q5yh23c_model.keras"  # tapeflow < 19's name, from a kill
-    recent = tmp_path / ".tmp-zzzzzzzzmodel.keras"
-    for path in (dead, live, other_host, old, recent):
-        path.write_bytes(b"x" * 100)
-    hour_ago = time.time() - 2 * 3600
-    os.utime(old, (hour_ago, hour_ago))
+    elsewhere = "0" * 8 if host != "0" * 8 else "1" * 8
+    zip_bytes = b"PK\x03\x04" + b"x" * 100
+    files = {  # name -> (content, hours old, removed?)
+        f".tmp-{host}-{_dead_pid()}-abcdefgh-model.keras": (zip_bytes, 0, True),
+        f".tmp-{host}-{os.getpid()}-abcdefgh-other.keras": (zip_bytes, 0, False),  # live
+        f".tmp-{elsewhere}-1-abcdefgh-x.keras": (zip_bytes, 0, False),  # other host, fresh
+        f".tmp-{elsewhere}-1-abcdefgh-y.keras": (zip_bytes, 2, True),  # other host, old
+        ".tmp-q5yh23c_model.keras": (zip_bytes, 2, True),  # tapeflow < 19, from a kill
+        ".tmp-zzzzzzzzmodel.keras": (zip_bytes, 0, False),  # < 19, maybe being written
+        ".tmp-notes-for-me.txt": (b"the user's", 2, False),  # not a tapeflow file
+        f".tmp-{host}-{_dead_pid()}-abcdefgh-sub": (None, 0, False),  # a directory
+    }
+    for name, (content, hours, _) in files.items():
+        path = tmp_path / name
+        if content is None:
+            path.mkdir()
+        else:
+            path.write_bytes(content)
+        os.utime(path, (time.time() - hours * 3600,) * 2)
     _small_model().save(tmp_path / "model.keras")
     assert sorted(os.listdir(tmp_path)) == sorted(
-        ["model.keras", live.name, other_host.name, recent.name])
+        ["model.keras"] + [name for name, (_, _, removed) in files.items() if not removed])
     assert saving.atomic_write is file_writers.atomic_write
 
 
@@ -311,6 +321,7 @@ def test_a_backup_left_by_tapeflow_before_19_resumes_or_is_ignored_with_a_warnin
         os.remove(backup / name)
     model.save_weights(backup / "latest.weights.npz")
     (backup / "training_metadata.json").write_text(json.dumps({"epoch": 2}))
+    (backup / "training_metadata.json.tmp").write_text('{"epo')  # its killed metadata write
     _, seen = _resume(backup)
     assert seen == [2, 3, 4] and not backup.exists()
     # Its clean-up, killed between its two removals, left the metadata alone: every
