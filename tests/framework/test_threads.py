@@ -249,3 +249,33 @@ def test_a_gradient_taken_in_another_thread_pops_the_tape_from_its_own_stack():
         z = v * v  # no longer recorded
     assert tape._records is None and float(z) == 4.0
     assert_no_tape_records()
+
+
+def test_a_tape_ended_inside_paused_is_not_put_back():
+    x = tf.constant(3.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x
+            with record.paused():
+                assert float(inner.gradient(y, x)) == 6.0  # pops inner: it stops recording
+            assert record.current_tapes() == [outer]
+            z = x * y
+        assert record.current_tapes() == [outer]
+    assert float(outer.gradient(z, x)) == 27.0  # d(x^3)/dx, recorded on outer only
+    assert_no_tape_records()
+
+
+def test_stop_recording_inside_paused_leaves_the_tape_recording_afterwards():
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        with record.paused():
+            with tape.stop_recording():
+                hidden = x * x
+            assert record.current_tapes() == []
+        assert record.current_tapes() == [tape]
+        y = x * x * x
+    assert tape.gradient(hidden, x) is None and float(tape.gradient(y, x)) == 12.0
+    assert_no_tape_records()
