@@ -2,6 +2,8 @@
 shapes with a 0 dimension, size-0 broadcast partners included, through the public
 wrappers; and the values TF documents for empty inputs (sum 0, prod 1, max -inf)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -307,3 +309,82 @@ def test_binary_gradients_with_an_empty_broadcast_partner():
     with tf.GradientTape() as tape:
         z = tf.reduce_sum(tf.multiply(tf.ones([0, 3]), s))
     assert tape.gradient(z, s).numpy() == 0.0  # an empty sum of contributions
+
+
+# -- random shapes with zeros (hypothesis) -----------------------------------------
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+_DIMS = st.sampled_from([0, 0, 1, 2, 3])
+_SHAPES = st.lists(_DIMS, min_size=0, max_size=3).map(tuple)
+
+
+@st.composite
+def _broadcast_pair(draw):
+    """A shape and a partner that broadcasts with it: leading axes dropped, and
+    some axes set to 1 on one side (a size-0 axis meets 1 or 0)."""
+    shape = draw(_SHAPES)
+    partner = list(shape[draw(st.integers(0, len(shape))):])
+    for i in range(len(partner)):
+        if draw(st.booleans()):
+            partner[i] = 1
+    pair = (shape, tuple(partner))
+    return pair[::-1] if draw(st.booleans()) else pair
+
+
+_SETTINGS = hypothesis.settings(max_examples=40, deadline=None, derandomize=True,
+                                suppress_health_check=list(hypothesis.HealthCheck))
+
+
+@_SETTINGS
+@hypothesis.given(name=st.sampled_from(sorted(BINARY)), shapes=_broadcast_pair())
+def test_binary_ops_over_random_shapes(name, shapes):
+    sx, sy = shapes
+    x, y = _rand(sx, 0.5, 2, seed=1), _rand(sy, 0.5, 2, seed=2)
+    out = BINARY[name](tf.constant(x), tf.constant(y))
+    assert out.shape == np.broadcast_shapes(sx, sy)
+    Case(name, BINARY[name], x, y).check()
+
+
+@_SETTINGS
+@hypothesis.given(name=st.sampled_from(["reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
+                                        "reduce_mean"]),
+                  shape=_SHAPES, data=st.data())
+def test_reductions_over_random_shapes(name, shape, data):
+    axes = tuple(sorted(data.draw(st.sets(st.integers(0, max(len(shape) - 1, 0)),
+                                          max_size=len(shape)))))
+    axis = axes if axes else None
+    keepdims = data.draw(st.booleans())
+    x = _rand(shape, seed=3)
+    reference = {"reduce_sum": np.sum, "reduce_prod": np.prod,
+                 "reduce_max": lambda a, **k: np.max(a, initial=-np.inf, **k),
+                 "reduce_min": lambda a, **k: np.min(a, initial=np.inf, **k),
+                 "reduce_mean": np.mean}[name]
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing: nan, as TF
+        expected = reference(x, axis=axis, keepdims=keepdims)
+        out = REDUCTIONS[name](tf.constant(x), axis=axis, keepdims=keepdims)
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
+        Case(name, lambda t: REDUCTIONS[name](t, axis=axis, keepdims=keepdims), x).check()
+
+
+@_SETTINGS
+@hypothesis.given(batch=_SHAPES.map(lambda s: s[:1]), m=_DIMS, k=_DIMS, n=_DIMS,
+                  which=st.sampled_from(["both", "left", "right"]))
+def test_matmul_over_random_shapes(batch, m, k, n, which):
+    sa = (batch if which != "right" else ()) + (m, k)
+    sb = (batch if which != "left" else ()) + (k, n)
+    a, b = _rand(sa, seed=4), _rand(sb, seed=5)
+    np.testing.assert_allclose(tf.matmul(tf.constant(a), tf.constant(b)).numpy(),
+                               np.matmul(a, b), rtol=1e-12)
+    Case("matmul", tf.matmul, a, b).check()
+
+
+@_SETTINGS
+@hypothesis.given(shape=st.lists(_DIMS, min_size=1, max_size=3).map(tuple), data=st.data())
+def test_softmax_over_random_shapes(shape, data):
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    x = _rand(shape, seed=6)
+    for fn in (tf.nn.softmax, tf.nn.log_softmax):
+        assert fn(tf.constant(x), axis=axis).shape == shape
+        Case("softmax", lambda t, f=fn: f(t, axis=axis), x).check()
