@@ -70,11 +70,15 @@ def check_format(data_format, allowed, op_name):
 
 
 def check_output_size(in_hw, k_hw, strides, dilations, pads, op_name):
+    # TF's GetWindowedOutputSize: (size + pads - span + stride) / stride in C++'s
+    # truncating division, an error only when negative; an output size of 0 is an
+    # empty result (a window wider than the input by less than one stride).
     for size, k, s, d, (a, b) in zip(in_hw, k_hw, strides, dilations, pads):
-        if size + a + b < (k - 1) * d + 1:
+        span = (k - 1) * d + 1
+        if size + a + b - span + s <= -s:
             raise InvalidArgumentError(
                 f"{op_name}: Computed output size would be negative: input size {size}, "
-                f"effective filter size {(k - 1) * d + 1}, padding ({a}, {b}), stride {s}.")
+                f"effective filter size {span}, padding ({a}, {b}), stride {s}.")
 
 
 def as_2d(x, op_name, what="input"):

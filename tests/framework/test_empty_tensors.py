@@ -151,6 +151,18 @@ CASES += [
          _rand((0, 4, 4, 2))),
     Case("avg_pool2d channels 0", lambda x: tf.nn.avg_pool2d(x, 2, 1, "VALID"),
          _rand((1, 4, 4, 0))),
+    # A window wider than the input by less than one stride: TF's output size is 0.
+    Case("conv2d VALID output 0", lambda x, w: tf.nn.conv2d(x, w, 1, "VALID"),
+         _rand((1, 2, 2, 2)), _rand((3, 3, 2, 2))),
+    Case("conv2d height 0", lambda x, w: tf.nn.conv2d(x, w, 1, "SAME"), _rand((1, 0, 3, 2)),
+         _rand((3, 3, 2, 2))),
+    Case("conv2d_bias_activation VALID output 0",
+         lambda x, w, b: tf.nn.conv2d_bias_activation(x, w, b, 1, "VALID", activation="relu"),
+         _rand((1, 2, 2, 2)), _rand((3, 3, 2, 3)), _rand((3,))),
+    Case("max_pool2d VALID output 0", lambda x: tf.nn.max_pool2d(x, 3, 1, "VALID"),
+         _rand((1, 2, 2, 2))),
+    Case("avg_pool2d height 0", lambda x: tf.nn.avg_pool2d(x, 2, 2, "SAME"),
+         _rand((1, 0, 3, 2))),
 ]
 
 
@@ -287,6 +299,19 @@ def test_linalg_of_empty_matrices():
     assert tf.linalg.slogdet(tf.zeros([0, 0], tf.float64))[1].numpy() == 0.0
     assert tf.linalg.inv(tf.zeros([0, 0])).shape == (0, 0)
     assert tf.linalg.det(tf.zeros([0, 2, 2])).shape == (0,)
+
+
+def test_window_output_sizes_follow_tf():
+    # TF: (size - span + stride) / stride, truncated toward 0; negative only raises.
+    x = tf.zeros([1, 2, 2, 1])
+    assert tf.nn.conv2d(x, tf.zeros([3, 3, 1, 4]), 1, "VALID").shape == (1, 0, 0, 4)
+    assert tf.nn.conv2d(x, tf.zeros([5, 5, 1, 4]), 2, "VALID").shape == (1, 0, 0, 4)
+    assert tf.nn.max_pool2d(x, 3, 1, "VALID").shape == (1, 0, 0, 1)
+    assert tf.nn.avg_pool2d(tf.zeros([1, 0, 3, 1]), 2, 2, "SAME").shape == (1, 0, 2, 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="would be negative.*input size 2"):
+        tf.nn.conv2d(x, tf.zeros([4, 4, 1, 4]), 1, "VALID")  # (2 - 4 + 1) / 1 = -1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="MaxPool.*would be negative"):
+        tf.nn.max_pool2d(x, 4, 1, "VALID")
 
 
 def test_gather_with_no_indices():
