@@ -46,6 +46,11 @@ def reshape(tensor, shape, name=None):
         raise InvalidArgumentError(f"reshape: only one dimension can be -1, got {list(target)}.")
     if -1 in target:
         known = int(np.prod([d for d in target if d != -1], dtype=np.int64))
+        if known == 0 and size == 0:  # any size fits -1: TF refuses to guess
+            raise InvalidArgumentError(
+                f"reshape: cannot infer the missing input size for an empty tensor (shape "
+                f"{list(x._value.shape)}) unless all specified input sizes are non-zero, got "
+                f"{list(target)}.")
         if known == 0 or size % known:
             raise InvalidArgumentError(f"reshape: cannot reshape a tensor with {size} elements "
                                        f"(shape {list(x._value.shape)}) to {list(target)}.")

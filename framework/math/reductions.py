@@ -79,7 +79,12 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     top = np.max(x._value, axis=axes, keepdims=True, initial=-np.inf)
     top = Tensor(np.where(np.isfinite(top), top, 0).astype(x._value.dtype))  # a constant
     summed = _r.reduce_sum(_m.exp(_m.subtract(x, top)), axis=axes, keepdims=True)
-    result = _m.add(_m.log(summed), top)
+    # An empty sum's log is -inf, TF's result, which it gives without NumPy's warning.
+    if x._value.size == 0:
+        with np.errstate(divide="ignore"):
+            result = _m.add(_m.log(summed), top)
+    else:
+        result = _m.add(_m.log(summed), top)
     if not keepdims:
         shape = x._value.shape
         result = _s.reshape(result, shape=() if axes is None else tuple(

@@ -3,6 +3,8 @@ always a tuple of non-negative ints or None here (the public wrappers in
 framework/math/reductions.py normalise and check it). Each VJP broadcasts the cotangent
 back over the reduced axes, keeping any leading batch axes."""
 
+import warnings
+
 import numpy as np
 
 from ..core.tensor import Tensor
@@ -48,7 +50,17 @@ def _count(shape, axis):
 
 @defop
 def reduce_mean(x, axis=None, keepdims=False):
+    if x.size == 0:
+        return _mean_of_empty(x, axis, keepdims)
     return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _mean_of_empty(x, axis, keepdims):
+    """The mean over an empty axis: nan (0 / 0), which TF returns without a word and
+    NumPy with a RuntimeWarning."""
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.mean(x, axis=axis, keepdims=keepdims)
 
 
 @reduce_mean.defvjp

@@ -229,8 +229,11 @@ def test_reductions_of_empty_give_the_identity(dtype):
     np.testing.assert_array_equal(tf.reduce_max(x, axis=1).numpy(), [-np.inf, -np.inf])
     np.testing.assert_array_equal(tf.reduce_min(x, axis=1).numpy(), [np.inf, np.inf])
     np.testing.assert_array_equal(tf.reduce_logsumexp(x, axis=1).numpy(), [-np.inf, -np.inf])
-    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # TF's nan comes without a warning
         assert np.isnan(tf.reduce_mean(x).numpy())  # 0 / 0, as TF
+        np.testing.assert_array_equal(tf.reduce_mean(x, axis=1).numpy(), [np.nan, np.nan])
+        assert tf.reduce_mean(x, axis=0).shape == (0,)
     assert tf.reduce_max(x, axis=1).dtype == dtype
     assert tf.reduce_max(x, axis=0).shape == (0,)
     assert tf.reduce_sum(x, axis=0, keepdims=True).shape == (1, 0)
@@ -299,6 +302,19 @@ def test_linalg_of_empty_matrices():
     assert tf.linalg.slogdet(tf.zeros([0, 0], tf.float64))[1].numpy() == 0.0
     assert tf.linalg.inv(tf.zeros([0, 0])).shape == (0, 0)
     assert tf.linalg.det(tf.zeros([0, 2, 2])).shape == (0,)
+
+
+def test_reshape_of_empty():
+    x = tf.zeros([0, 3])
+    assert tf.reshape(x, [2, -1]).shape == (2, 0)
+    assert tf.reshape(x, [-1]).shape == (0,)
+    # With a 0 among the given sizes any -1 fits; TF raises rather than guess.
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"cannot infer the missing input size for an empty tensor.*"
+                             r"\[0, 3\].*\[-1, 0\]"):
+        tf.reshape(x, [-1, 0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"0 values.*\[4, 1\] has 4"):
+        tf.reshape(x, [4, 1])
 
 
 def test_window_output_sizes_follow_tf():
@@ -413,3 +429,10 @@ def test_softmax_over_random_shapes(shape, data):
     for fn in (tf.nn.softmax, tf.nn.log_softmax):
         assert fn(tf.constant(x), axis=axis).shape == shape
         Case("softmax", lambda t, f=fn: f(t, axis=axis), x).check()
+
+
+def test_logsumexp_of_empty_is_minus_inf_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(
+            tf.reduce_logsumexp(tf.zeros([2, 0]), axis=1).numpy(), [-np.inf, -np.inf])
