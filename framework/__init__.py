@@ -25,7 +25,7 @@ from .api import operators as _operators  # noqa: E402
 
 _operators.install()
 
-from . import linalg, math, nn, random  # noqa: E402
+from . import linalg, math, random  # noqa: E402
 from .api.array_ops import *  # noqa: E402,F401,F403 -- each module's __all__ is its public API
 from .api.indexing_ops import *  # noqa: E402,F401,F403
 from .compiler.function import function  # noqa: E402
@@ -44,8 +44,9 @@ def executing_eagerly():
 
 
 # Namespaces a training script may never touch load on first access, so that
-# `import tapeflow` pays only for what every program uses (docs/BENCHMARKS.md W5).
-_LAZY = {"config": "config", "data": "data", "testing": "testing", "test": "testing"}
+# `import tapeflow` pays only for what every program uses (docs/BENCHMARKS.md W5):
+# layers import tf.nn themselves, a bare GradientTape program never needs it.
+_LAZY = {"config": "config", "data": "data", "nn": "nn", "testing": "testing", "test": "testing"}
 
 
 def __getattr__(name):

@@ -25,7 +25,7 @@ def test_keras_alias_namespace():
 
 def test_namespaces_few_programs_use_load_on_first_access():
     code = ("import sys, tapeflow as tf\n"
-            "lazy = ['tapeflow.data', 'tapeflow.testing', 'tapeflow.config']\n"
+            "lazy = ['tapeflow.data', 'tapeflow.testing', 'tapeflow.config', 'tapeflow.nn']\n"
             "print([m for m in lazy if m in sys.modules])\n"
             "print(tf.data.Dataset.__name__, tf.test is tf.testing, "
             "tf.config.experimental.get_process_settings()[0].name.split('.')[0])\n"
