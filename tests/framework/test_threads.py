@@ -7,7 +7,6 @@ stack fails here rather than once in thousands of runs in a user's program.
 """
 
 import gc
-import sys
 import threading
 import weakref
 
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.testing.threads import fast_thread_switching, run_threads
 from tapeflow.core import record
 
 TRIALS = 25
@@ -22,40 +22,8 @@ TRIALS = 25
 
 @pytest.fixture
 def fast_switching():
-    """Switch threads every 10 microseconds; restored afterwards."""
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
+    with fast_thread_switching():
         yield
-    finally:
-        sys.setswitchinterval(previous)
-
-
-def run_threads(*targets, timeout=20):
-    """Run each callable in its own thread, started together; return their results.
-
-    Re-raises the first exception a thread raised (with its traceback), so a
-    failure inside a thread fails the test.
-    """
-    barrier = threading.Barrier(len(targets))
-    results, errors = [None] * len(targets), []
-
-    def body(i, target):
-        try:
-            barrier.wait()
-            results[i] = target()
-        except BaseException as exc:  # noqa: BLE001 -- handed to the test below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=body, args=(i, t)) for i, t in enumerate(targets)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout)
-        assert not t.is_alive(), "a thread did not finish"
-    if errors:
-        raise errors[0]
-    return results
 
 
 def assert_no_tape_records():

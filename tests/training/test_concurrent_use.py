@@ -7,13 +7,13 @@ bytecodes), over several trials, and fails on any exception raised in a
 thread or any wrong value.
 """
 
-import sys
 import threading
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.testing.threads import fast_thread_switching, run_threads
 
 X = np.random.default_rng(0).standard_normal((48, 4)).astype(np.float32)
 Y = (X @ np.array([[1.0], [-2.0], [0.5], [1.5]], np.float32)).astype(np.float32)
@@ -21,36 +21,8 @@ Y = (X @ np.array([[1.0], [-2.0], [0.5], [1.5]], np.float32)).astype(np.float32)
 
 @pytest.fixture
 def fast_switching():
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
+    with fast_thread_switching():
         yield
-    finally:
-        sys.setswitchinterval(previous)
-
-
-def run_threads(*targets, timeout=30):
-    """Run the callables in threads started together; their results, or the
-    first exception one of them raised."""
-    barrier = threading.Barrier(len(targets))
-    results, errors = [None] * len(targets), []
-
-    def body(i, target):
-        try:
-            barrier.wait()
-            results[i] = target()
-        except BaseException as exc:  # noqa: BLE001 -- re-raised in the test's thread
-            errors.append(exc)
-
-    threads = [threading.Thread(target=body, args=(i, t)) for i, t in enumerate(targets)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout)
-        assert not t.is_alive(), "a thread did not finish"
-    if errors:
-        raise errors[0]
-    return results
 
 
 def make_model(seed, dropout=True):
