@@ -43,18 +43,29 @@ def executing_eagerly():
     return True
 
 
-# Namespaces a training script may never touch load on first access, so that
+# Names a training script may never touch load on first access, so that
 # `import tapeflow` pays only for what every program uses (docs/BENCHMARKS.md W5):
 # layers import tf.nn themselves, a bare GradientTape program never needs it.
-_LAZY = {"config": "config", "data": "data", "nn": "nn", "testing": "testing", "test": "testing"}
+# name -> module (relative to tapeflow), or (module, attribute) for a member of one.
+_LAZY = {
+    "config": "config",
+    "data": "data",
+    "nn": "nn",
+    "testing": "testing",
+    "test": "testing",
+}
 
 
 def __getattr__(name):
-    if name in _LAZY:
-        module = _importlib.import_module(f"{__name__}.{_LAZY[name]}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")
+    module_name, attribute = (target, None) if isinstance(target, str) else target
+    value = _importlib.import_module(f"{__name__}.{module_name}")
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
 
 
 def __dir__():

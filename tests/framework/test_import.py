@@ -41,3 +41,14 @@ def test_unknown_attribute_names_itself():
     import tapeflow as tf
     with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
         tf.no_such_thing
+
+
+def test_every_lazily_loaded_name_resolves():
+    import tapeflow as tf
+    missing = []
+    for name in tf._LAZY:
+        try:
+            getattr(tf, name)
+        except (AttributeError, ImportError) as error:
+            missing.append(f"{name}: {error}")
+    assert missing == []
