@@ -2,7 +2,8 @@
 where they belong (beside the source in a writable source tree, else a user
 cache directory) through a Numba cache locator of their own, loads Numba's
 threading layer with OpenMP's spin settings scoped to that load (openmp.py),
-picks the thread count for this machine, and declares the fastmath flags
+picks the thread count for this machine and the user's
+tf.config.threading setting (`kernel_threads`), and declares the fastmath flags
 once. It leaves os.environ, Numba's config and the user's own Numba functions
 as they were."""
 
@@ -13,6 +14,7 @@ import types
 
 from . import openmp
 from .openblas import workers_spin_long
+from .settings import user_setting
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tapeflow/
 
@@ -143,8 +145,33 @@ POOL_WAKES_FAST = not ONE_THREAD_ONLY and openmp.pool_wakes_fast(_OPENMP_ENVIRON
 # so that bad input is visible, while reassociation lets loops vectorise.
 FASTMATH = {"contract", "arcp", "reassoc", "nsz"}
 
-# Two threads at most: BLAS and Numba's pool must not oversubscribe the cores.
-# Each kernel call picks its own count through `serial_and_parallel`.
+
+
+def _usable_cpus():
+    """The CPUs this process may run on: its affinity mask where the OS has one
+    (a container or `taskset` limits it below os.cpu_count()), else the count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# Two threads at most by default: BLAS and Numba's pool must not oversubscribe
+# the cores. The cap of 2 stays until a later issue measures what the default
+# should be on larger machines; do not change it here.
+_DEFAULT_CAP = 2
+_DEFAULT_THREADS = 1 if ONE_THREAD_ONLY else max(1, min(numba.config.NUMBA_NUM_THREADS,
+                                                        _usable_cpus(), _DEFAULT_CAP))
+
+
+def kernel_threads():
+    """The threads a parallel kernel runs on, the one place that decides it:
+    the default (above), lowered to tf.config.threading's intra-op setting when
+    the user made one (0, TF's "system picks", keeps the default). Read at
+    every call, so a setting made after the first kernel ran counts too."""
+    limit = user_setting("intra_op_parallelism_threads")
+    return min(_DEFAULT_THREADS, limit) if limit else _DEFAULT_THREADS
+
 
 
 _thread_count = threading.local()  # the count last given to numba, per Python thread
@@ -174,7 +201,8 @@ class _OneSignature:
 
 
 def serial_and_parallel(fn, signature=None, **options):
-    """One `parallel=True` compile of `fn`, as a (one thread, all threads) pair.
+    """One `parallel=True` compile of `fn`, as a (one thread, all threads) pair;
+    "all threads" is `kernel_threads()` at each call.
     With a `signature` it is the only compile (arrays of any layout convert to
     the signature's), done on first use.
 
@@ -192,14 +220,12 @@ def serial_and_parallel(fn, signature=None, **options):
     kernel = njit(cache=True, parallel=True, **options)(twin)
     if signature is not None:
         kernel = _OneSignature(kernel, signature)
-    threads = 1 if ONE_THREAD_ONLY else min(numba.config.NUMBA_NUM_THREADS,
-                                             os.cpu_count() or 1, 2)
 
     def one_thread(*args):
         return _run_on(1, kernel, args)
 
     def all_threads(*args):
-        return _run_on(threads, kernel, args)
+        return _run_on(kernel_threads(), kernel, args)
 
     one_thread.__name__ = fn.__name__
     all_threads.__name__ = fn.__name__ + "_parallel"

@@ -19,6 +19,10 @@ TAPEFLOW_BLAS_TUNING=0, and for OpenBLAS builds without those entry points
 (OpenMP builds) or other BLAS libraries. What it did is listed by
 tf.config.experimental.get_process_settings().
 
+`set_num_threads` limits the BLAS worker threads when the user asks for it
+(tf.config.threading.set_intra_op_parallelism_threads) through OpenBLAS's
+`openblas_set_num_threads`, never through OPENBLAS_NUM_THREADS in os.environ.
+
 Why ctypes and not threadpoolctl: threadpoolctl finds and limits BLAS/OpenMP
 thread pools but cannot set OpenBLAS's worker timeout (nor libgomp's spin
 count), and it is not a tapeflow dependency (numpy, numba, tqdm only).
@@ -32,7 +36,7 @@ import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
 
 from .settings import ProcessSetting, record, scoped_environ, skip_reason
 
-__all__ = ["tune_openblas", "workers_spin_long", "THREAD_TIMEOUT"]
+__all__ = ["tune_openblas", "workers_spin_long", "set_num_threads", "THREAD_TIMEOUT"]
 
 THREAD_TIMEOUT = 20  # log2 of the clock ticks a worker spins before sleeping
 _DEFAULT_TIMEOUT = 28  # OpenBLAS's own, used when its reported timeout is 0 (unset)
@@ -103,3 +107,55 @@ def workers_spin_long():
     if not paths or len(libraries) < len(paths):
         return True
     return any((timeout() or _DEFAULT_TIMEOUT) >= _LONG_SPIN for _, _, timeout in libraries)
+
+
+_original_threads = {}  # path -> openblas_get_num_threads() before the user's first setting
+
+
+def _thread_entry_points(path):
+    """(openblas_set_num_threads, openblas_get_num_threads) of the library, or None."""
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError:
+        return None
+    # NumPy's wheels bundle scipy-openblas, whose exported names carry a prefix
+    # and a 64-bit-integer suffix.
+    for prefix, suffix in (("", ""), ("scipy_", "64_"), ("scipy_", "_64"), ("", "64_")):
+        try:
+            setter = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}")
+            getter = getattr(lib, f"{prefix}openblas_get_num_threads{suffix}")
+            break
+        except AttributeError:
+            continue
+    else:
+        return None
+    setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
+    return setter, getter
+
+
+def set_num_threads(num_threads):
+    """Have every loaded OpenBLAS use at most `num_threads` threads; 0 gives
+    each back the count it had before the first call (OpenBLAS's own choice).
+    Recorded for get_process_settings as a user-requested setting; returns the
+    records (one per library, or one saying why none was set)."""
+    name = "openblas.num_threads"
+    why = "user request: tf.config.threading.set_intra_op_parallelism_threads"
+    paths = loaded_openblas_paths()
+    libraries = [(p, e) for p, e in zip(paths, map(_thread_entry_points, paths)) if e is not None]
+    if not libraries:
+        why_not = ("no OpenBLAS loaded" if not paths else
+                   "no openblas_set_num_threads entry point in the loaded BLAS")
+        return record(ProcessSetting(name, num_threads, None, False, f"{why}; {why_not}"))
+    settings = []
+    for path, (setter, getter) in libraries:
+        before = getter()
+        original = _original_threads.setdefault(path, before)
+        wanted = num_threads if num_threads else original
+        setter(wanted)
+        label = name if len(libraries) == 1 else f"{name}[{os.path.basename(path)}]"
+        applied = getter() == wanted
+        reason = why if applied else f"{why}; OpenBLAS kept {getter()}"
+        if not num_threads:
+            reason += " (0: OpenBLAS's own count restored)"
+        settings.append(ProcessSetting(label, wanted, before, applied, reason))
+    return record(*settings)

@@ -7,6 +7,10 @@ variable only when it loads or re-reads its environment (libgomp when Numba
 loads it, OpenBLAS in `openblas_read_env`), the variable is set around that
 moment only, by `scoped_environ`, and restored right after ("was absent"
 included).
+
+It also holds the settings a user makes through `tf.config` (thread counts,
+run_functions_eagerly, op determinism), so that the runtime and the compiler
+read them from here without importing the public namespace above them.
 """
 
 import contextlib
@@ -15,7 +19,7 @@ import threading
 from typing import Any, NamedTuple
 
 __all__ = ["ProcessSetting", "add_pending", "get_process_settings", "record", "scoped_environ",
-           "skip_reason", "SWITCH"]
+           "skip_reason", "SWITCH", "user_setting", "set_user_setting"]
 
 SWITCH = "TAPEFLOW_PROCESS_TUNING"  # =0 turns every tuning off; read, never written
 _OFF = ("0", "false", "no", "off")
@@ -33,6 +37,11 @@ class ProcessSetting(NamedTuple):
 _records = {}  # name -> ProcessSetting, in the order the tunings ran
 _pending = []  # callables returning records for tunings that run later (OpenMP: first kernel)
 _environ_lock = threading.RLock()
+
+# What the user asked for through tf.config, process-wide as in TF (its
+# context is one per process). 0 threads: "the system picks", TF's default.
+_user = {"intra_op_parallelism_threads": 0, "inter_op_parallelism_threads": 0,
+         "run_functions_eagerly": False, "op_determinism": False}
 
 
 def skip_reason(environ=os.environ, switch=None):
@@ -85,3 +94,16 @@ def scoped_environ(values, environ=os.environ):
                     environ.pop(name, None)
                 else:
                     environ[name] = old
+
+
+def user_setting(name):
+    """The value of a tf.config setting: 'intra_op_parallelism_threads',
+    'inter_op_parallelism_threads', 'run_functions_eagerly', 'op_determinism'."""
+    return _user[name]
+
+
+def set_user_setting(name, value):
+    """Store a tf.config setting (the caller checked the value)."""
+    if name not in _user:
+        raise KeyError(f"no tf.config setting named {name!r}; known: {sorted(_user)}")
+    _user[name] = value
