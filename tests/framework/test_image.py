@@ -244,3 +244,283 @@ def test_random_flip_gradient_goes_to_the_flipped_positions():
         y = tf.reduce_sum(tf.image.random_flip_left_right(x) * weights)
     expected = np.arange(6.0)[::-1] if flipped else np.arange(6.0)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy().ravel(), expected)
+
+
+# ---- colour: convert_image_dtype --------------------------------------------------
+
+@pytest.mark.parametrize("values, src, dst, saturate, expected", [
+    ([0, 128, 255], np.uint8, np.float32, False, [0.0, 128 / 255, 1.0]),
+    ([0.5, 1.0, 0.0], np.float32, np.uint8, False, [127, 255, 0]),       # x * 255.5, truncated
+    ([-0.1, 1.2, 0.999], np.float32, np.uint8, True, [0, 255, 255]),
+    ([0, 128, 255], np.uint8, np.int16, False, [0, 16384, 32640]),       # x * (32768 // 256)
+    ([32767, 256, 127], np.int16, np.uint8, False, [255, 2, 0]),         # x // 128
+    ([-1, 127], np.int8, np.uint8, True, [0, 254]),                      # saturate, then * 2
+    ([0.25, 0.75], np.float64, np.float16, False, [0.25, 0.75]),
+    ([1.0, 0.5], np.float32, np.int32, True, [2147483520, 1073741824]),  # largest float32 below 2**31
+])
+def test_convert_image_dtype_follows_tf_scale_rules(values, src, dst, saturate, expected):
+    out = tf.image.convert_image_dtype(np.array(values, src), dst, saturate=saturate)
+    assert out.dtype == tf.as_dtype(dst)
+    np.testing.assert_allclose(out.numpy().astype(np.float64), expected, rtol=1e-7)
+
+
+def test_convert_image_dtype_of_the_same_dtype_is_identity_and_float_casts_have_gradients():
+    x = tf.Variable(np.array([0.25, 0.5], np.float64))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.image.convert_image_dtype(x, tf.float32) * 2.0)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(tf.image.convert_image_dtype(x, tf.float64).numpy(), x.numpy())
+
+
+def test_convert_image_dtype_rejects_non_numeric_dtypes():
+    with pytest.raises(AttributeError, match="dtype must be either floating point or integer"):
+        tf.image.convert_image_dtype(np.zeros(3, np.float32), tf.bool)
+    with pytest.raises(AttributeError, match="image dtype must be either floating point"):
+        tf.image.convert_image_dtype(np.zeros(3, bool), tf.float32)
+
+
+# ---- colour: adjustments ------------------------------------------------------------
+
+def test_adjust_brightness_of_uint8_converts_and_saturates():
+    x = np.array([[[0, 128, 250]]], np.uint8)
+    # (x / 255 + 0.1) * 255.5, truncated, clipped: 0.1 * 255.5 = 25.55; (128/255 + .1) -> 153.
+    np.testing.assert_array_equal(tf.image.adjust_brightness(x, 0.1).numpy(), [[[25, 153, 255]]])
+    floats = np.array([0.2, 0.9], np.float32)
+    out = tf.image.adjust_brightness(floats, 0.3)
+    assert out.dtype == tf.float32
+    np.testing.assert_allclose(out.numpy(), [0.5, 1.2], rtol=1e-6)   # floats are not clipped
+
+
+def test_adjust_contrast_scales_around_each_channels_mean():
+    x = np.array([[[0.0, 1.0], [2.0, 5.0]], [[4.0, 3.0], [6.0, 7.0]]])   # 2x2, 2 channels
+    out = tf.image.adjust_contrast(x, 2.0).numpy()
+    # channel 0 mean 3: 0 -> -3, 2 -> 1, 4 -> 5, 6 -> 9; channel 1 mean 4: 1 -> -2, 5 -> 6, ...
+    np.testing.assert_allclose(out[..., 0], [[-3, 1], [5, 9]])
+    np.testing.assert_allclose(out[..., 1], [[-2, 6], [2, 10]])
+    batch = _r(3, 4, 5, 2)
+    mean = batch.mean(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(tf.image.adjust_contrast(batch, 0.3).numpy(),
+                               (batch - mean) * 0.3 + mean, rtol=1e-12)
+    u8 = np.array([[[10], [250]]], np.uint8)
+    # mean 130/255; (x - m) * 3 + m clipped to [0, 1) -> 0 and 255.
+    np.testing.assert_array_equal(tf.image.adjust_contrast(u8, 3.0).numpy().ravel(), [0, 255])
+    with pytest.raises(ValueError, match="must be at least three-dimensional"):
+        tf.image.adjust_contrast(np.zeros((2, 2)), 2.0)
+
+
+def test_adjust_gamma():
+    x = np.array([0.25, 0.5, 1.0])
+    np.testing.assert_allclose(tf.image.adjust_gamma(x, 2.0, 3.0).numpy(), [0.1875, 0.75, 3.0])
+    np.testing.assert_array_equal(tf.image.adjust_gamma(np.array([0, 255], np.uint8), 0.5).numpy(),
+                                  [0, 255])
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number"):
+        tf.image.adjust_gamma(x, -1.0)
+
+
+def test_grayscale_conversions():
+    rgb = np.array([[[1.0, 0.0, 0.0], [0.2, 0.4, 0.6]]])
+    gray = tf.image.rgb_to_grayscale(rgb)
+    assert gray.shape == (1, 2, 1)
+    np.testing.assert_allclose(gray.numpy().ravel(), [0.2989, 0.2989 * .2 + .587 * .4 + .114 * .6])
+    u8 = np.array([[[0, 128, 255]]], np.uint8)
+    # 0.5870 * 128/255 + 0.1140 = 0.40865 -> * 255.5 = 104.4 -> 104 (no saturation needed)
+    np.testing.assert_array_equal(tf.image.rgb_to_grayscale(u8).numpy(), [[[104]]])
+    back = tf.image.grayscale_to_rgb(gray)
+    np.testing.assert_array_equal(back.numpy(), np.repeat(gray.numpy(), 3, axis=-1))
+    with pytest.raises(ValueError, match="Last dimension of a grayscale image should be size 1"):
+        tf.image.grayscale_to_rgb(rgb)
+    with pytest.raises(ValueError, match="must be at least two-dimensional"):
+        tf.image.grayscale_to_rgb(np.zeros(1))
+    with pytest.raises(ValueError, match="last dimension of 'images' must be 3"):
+        tf.image.rgb_to_grayscale(np.zeros((2, 2, 4)))
+
+
+def test_per_image_standardization_matches_tf_docstring():
+    image = np.arange(1, 13, dtype=np.int32).reshape(2, 2, 3)
+    out = tf.image.per_image_standardization(image)
+    assert out.dtype == tf.float32
+    np.testing.assert_allclose(out.numpy().ravel()[:6],
+                               [-1.593255, -1.3035723, -1.0138896, -0.7242068, -0.4345241,
+                                -0.14484136], rtol=1e-6)
+    # A uniform image: stddev 0 is replaced by 1 / sqrt(N), so the result is 0, not NaN.
+    np.testing.assert_array_equal(tf.image.per_image_standardization(np.ones((2, 2, 3))).numpy(),
+                                  np.zeros((2, 2, 3)))
+    batch = _r(2, 3, 3, 2)
+    mean = batch.mean(axis=(1, 2, 3), keepdims=True)
+    std = batch.std(axis=(1, 2, 3), keepdims=True)
+    np.testing.assert_allclose(tf.image.per_image_standardization(batch).numpy(),
+                               (batch - mean) / std, rtol=1e-12)
+
+
+def test_random_brightness_and_contrast_draw_tf_uniform():
+    x = _r(2, 3, 3)
+    tf.random.set_seed(2)
+    out = tf.image.random_brightness(x, 0.4, seed=9).numpy()
+    tf.random.set_seed(2)
+    delta = float(tf.random.uniform([], -0.4, 0.4, seed=9).numpy())
+    np.testing.assert_allclose(out, x + delta, rtol=1e-12)
+    assert -0.4 <= delta < 0.4 and delta != 0
+    tf.random.set_seed(2)
+    out = tf.image.random_contrast(x, 0.5, 1.5, seed=9).numpy()
+    tf.random.set_seed(2)
+    factor = float(tf.random.uniform([], 0.5, 1.5, seed=9).numpy())
+    np.testing.assert_allclose(out, tf.image.adjust_contrast(x, factor).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        tf.image.random_contrast(x, 1.0, 1.0)
+    with pytest.raises(ValueError, match="lower must be non-negative"):
+        tf.image.random_contrast(x, -1.0, 1.0)
+    with pytest.raises(ValueError, match="max_delta must be non-negative"):
+        tf.image.random_brightness(x, -0.1)
+
+
+# ---- HSV ---------------------------------------------------------------------------
+
+def test_rgb_to_hsv_matches_colorsys_and_round_trips():
+    import colorsys
+    rgb = _rng.uniform(size=(2, 4, 5, 3))
+    rgb[0, 0, 0] = [0.5, 0.5, 0.5]         # grey: hue 0, saturation 0
+    rgb[0, 0, 1] = [0.0, 0.0, 0.0]         # black
+    rgb[0, 0, 2] = [0.8, 0.8, 0.2]         # a tie between R and G: R wins, as in TF
+    hsv = tf.image.rgb_to_hsv(rgb).numpy()
+    expected = np.array([colorsys.rgb_to_hsv(*p) for p in rgb.reshape(-1, 3)]).reshape(rgb.shape)
+    np.testing.assert_allclose(hsv, expected, atol=1e-12)
+    np.testing.assert_allclose(tf.image.hsv_to_rgb(hsv).numpy(), rgb, atol=1e-12)
+    primaries = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]])
+    np.testing.assert_allclose(tf.image.rgb_to_hsv(primaries).numpy(),
+                               [[0, 1, 1], [1 / 3, 1, 1], [2 / 3, 1, 1]], atol=1e-12)
+    with pytest.raises(TypeError, match="must be a float tensor"):
+        tf.image.rgb_to_hsv(np.zeros((1, 3), np.uint8))
+    with pytest.raises(ValueError, match="last dimension of 'images' must be 3"):
+        tf.image.hsv_to_rgb(np.zeros((2, 2)))
+
+
+def test_adjust_saturation_and_hue():
+    import colorsys
+    rgb = _rng.uniform(size=(3, 4, 3))
+    hsv = np.array([colorsys.rgb_to_hsv(*p) for p in rgb.reshape(-1, 3)])
+    sat = hsv.copy()
+    sat[:, 1] = np.clip(sat[:, 1] * 1.7, 0, 1)
+    expected = np.array([colorsys.hsv_to_rgb(*p) for p in sat]).reshape(rgb.shape)
+    np.testing.assert_allclose(tf.image.adjust_saturation(rgb, 1.7).numpy(), expected, atol=1e-12)
+    hue = hsv.copy()
+    hue[:, 0] = np.mod(hue[:, 0] - 0.7, 1.0)
+    expected = np.array([colorsys.hsv_to_rgb(*p) for p in hue]).reshape(rgb.shape)
+    np.testing.assert_allclose(tf.image.adjust_hue(rgb, -0.7).numpy(), expected, atol=1e-12)
+    u8 = np.array([[[200, 100, 50]]], np.uint8)
+    assert tf.image.adjust_hue(u8, 0.0).dtype == tf.uint8
+    np.testing.assert_array_equal(tf.image.adjust_saturation(u8, 0.0).numpy(), [[[200] * 3]])
+    with pytest.raises(ValueError, match=r"delta must be in the interval \[-1, 1\]"):
+        tf.image.adjust_hue(rgb, 1.5)
+    with pytest.raises(ValueError, match="max_delta must be <= 0.5"):
+        tf.image.random_hue(rgb, 0.6)
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        tf.image.random_saturation(rgb, 2.0, 1.0)
+    tf.random.set_seed(4)
+    out = tf.image.random_hue(rgb, 0.2, seed=1).numpy()
+    tf.random.set_seed(4)
+    delta = float(tf.random.uniform([], -0.2, 0.2, seed=1).numpy())
+    np.testing.assert_allclose(out, tf.image.adjust_hue(rgb, delta).numpy(), atol=1e-12)
+
+
+# ---- filters -----------------------------------------------------------------------
+
+def test_total_variation_by_hand():
+    image = np.array([[1.0, 3.0], [4.0, 0.0]])[..., None]
+    # down: |4 - 1| + |0 - 3| = 6; across: |3 - 1| + |0 - 4| = 6.
+    out = tf.image.total_variation(image)
+    assert out.shape == () and float(out.numpy()) == 12.0
+    batch = np.stack([image, 2 * image])
+    np.testing.assert_array_equal(tf.image.total_variation(batch).numpy(), [12.0, 24.0])
+    with pytest.raises(ValueError, match="'images' must be either 3 or 4-dimensional."):
+        tf.image.total_variation(np.zeros((2, 2)))
+
+
+def test_image_gradients_by_hand():
+    image = np.arange(1.0, 10.0).reshape(1, 3, 3, 1)   # TF's docstring example
+    dy, dx = tf.image.image_gradients(image)
+    np.testing.assert_array_equal(dy.numpy()[0, ..., 0], [[3, 3, 3], [3, 3, 3], [0, 0, 0]])
+    np.testing.assert_array_equal(dx.numpy()[0, ..., 0], [[1, 1, 0], [1, 1, 0], [1, 1, 0]])
+    with pytest.raises(ValueError, match="image_gradients expects a 4D tensor"):
+        tf.image.image_gradients(np.zeros((3, 3, 1)))
+
+
+def _sobel_reference(image):
+    padded = np.pad(image, [(0, 0), (1, 1), (1, 1), (0, 0)], mode="reflect")
+    kernels = [np.array([[-1, -2, -1], [0, 0, 0], [1, 2, 1]]),
+               np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]])]
+    n, h, w, c = image.shape
+    out = np.zeros((n, h, w, c, 2))
+    for k, kernel in enumerate(kernels):
+        for i in range(3):
+            for j in range(3):
+                out[..., k] += kernel[i, j] * padded[:, i:i + h, j:j + w]
+    return out
+
+
+def test_sobel_edges():
+    ramp = np.tile(np.arange(4.0), (4, 1)).reshape(1, 4, 4, 1)   # increases across
+    out = tf.image.sobel_edges(ramp).numpy()
+    assert out.shape == (1, 4, 4, 1, 2)
+    np.testing.assert_array_equal(out[..., 0], np.zeros((1, 4, 4, 1)))
+    # interior columns: (2 - 0) * (1 + 2 + 1) = 8; REFLECT pads 0 1 2 3 as 1 0 1 2 3 2, so
+    # both edge columns see equal neighbours: 0.
+    np.testing.assert_array_equal(out[0, :, :, 0, 1], [[0, 8, 8, 0]] * 4)
+    image = _r(2, 5, 4, 3)
+    np.testing.assert_allclose(tf.image.sobel_edges(image).numpy(), _sobel_reference(image),
+                               rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="sobel_edges expects a 4D tensor"):
+        tf.image.sobel_edges(np.zeros((3, 3, 1)))
+
+
+# ---- colour and filters: gradients ----------------------------------------------------
+
+def _rgb(*shape):
+    return _rng.uniform(0.05, 0.95, size=shape)
+
+
+COLOR_GRADIENTS = {
+    "adjust_brightness": (lambda x: tf.image.adjust_brightness(x * x, 0.2), _r(2, 2, 1)),
+    "adjust_contrast": (lambda x: tf.image.adjust_contrast(x, 1.7) ** 2, _r(1, 2, 3, 2)),
+    "adjust_gamma": (lambda x: tf.image.adjust_gamma(x, 1.5, 2.0), _rgb(2, 2, 1)),
+    "rgb_to_grayscale": (lambda x: tf.image.rgb_to_grayscale(x) ** 2, _r(2, 2, 3)),
+    "grayscale_to_rgb": (lambda x: tf.image.grayscale_to_rgb(x * x), _r(2, 2, 1)),
+    "convert_image_dtype": (lambda x: tf.image.convert_image_dtype(x * x, tf.float64),
+                            _r(2, 2, 1)),
+    "per_image_standardization": (tf.image.per_image_standardization, _r(2, 2, 2, 1)),
+    "rgb_to_hsv": (tf.image.rgb_to_hsv, _rgb(2, 2, 3)),
+    "hsv_to_rgb": (tf.image.hsv_to_rgb, np.array([[0.1, 0.3, 0.6], [0.45, 0.8, 0.5],
+                                                  [0.9, 0.2, 0.7]])),
+    "adjust_saturation": (lambda x: tf.image.adjust_saturation(x, 0.6), _rgb(2, 2, 3)),
+    "adjust_hue": (lambda x: tf.image.adjust_hue(x, 0.13), _rgb(2, 2, 3)),
+    "total_variation": (tf.image.total_variation, _r(2, 3, 3, 1)),
+    "image_gradients": (lambda x: tf.concat(tf.image.image_gradients(x * x), axis=-1),
+                        _r(1, 3, 2, 2)),
+    "sobel_edges": (lambda x: tf.image.sobel_edges(x * x), _r(1, 3, 4, 2)),
+    "random_brightness": (lambda x: tf.image.random_brightness(x * x, 0.5, seed=3),
+                          _r(2, 2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COLOR_GRADIENTS))
+def test_color_and_filter_gradients(name):
+    fn, x = COLOR_GRADIENTS[name]
+
+    def seeded(t):
+        tf.random.set_seed(0)
+        return fn(t)
+
+    gradcheck(seeded, x, order=2)
+
+
+def test_empty_batches_pass_through_the_colour_ops():
+    empty = np.zeros((0, 2, 2, 3))
+    for fn in (tf.image.rgb_to_hsv, tf.image.hsv_to_rgb, tf.image.rgb_to_grayscale,
+               lambda x: tf.image.adjust_contrast(x, 2.0), tf.image.total_variation,
+               tf.image.per_image_standardization, tf.image.sobel_edges):
+        out = fn(empty)
+        assert out.shape[0] == 0
+
+
+def test_sobel_edges_needs_two_rows_and_columns_to_reflect():
+    with pytest.raises(InvalidArgumentError, match="height and width of at least 2"):
+        tf.image.sobel_edges(np.zeros((1, 1, 4, 1)))
