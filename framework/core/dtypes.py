@@ -1,6 +1,8 @@
 """dtypes.py owns tapeflow's dtype objects (`tf.float32`, ...) and the rules
 that turn Python and NumPy values into them. It knows nothing about tensors."""
 
+import builtins
+
 import numpy as np
 
 __all__ = [
@@ -35,6 +37,11 @@ class DType:
     @property
     def is_bool(self):
         return self._np.kind == "b"
+
+    @property
+    def as_datatype_enum(self):
+        """TF's DataType enum value (types.proto): DT_FLOAT=1, DT_DOUBLE=2, ..."""
+        return _ENUM_BY_NAME[self.name]
 
     @property
     def size(self):
@@ -89,8 +96,30 @@ _BY_NAME = {d.name: d for d in _BY_NUMPY.values()}
 _BY_NAME.update({"bfloat16": float32, "half": float16, "float": float32, "double": float64})
 
 
+# TF's DataType enum (tensorflow/core/framework/types.proto), which TF accepts
+# wherever it takes a dtype: `tf.zeros(3, 1)` is float32 zeros.
+_ENUM_BY_NAME = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+                 "string": 7, "complex64": 8, "int64": 9, "bool": 10, "uint16": 17,
+                 "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
+_BY_ENUM = {number: _BY_NAME.get(name, string) for name, number in _ENUM_BY_NAME.items()}
+_BY_ENUM[14] = bfloat16
+_UNSUPPORTED_ENUMS = {0: "DT_INVALID", 11: "DT_QINT8", 12: "DT_QUINT8", 13: "DT_QINT32",
+                      15: "DT_QINT16", 16: "DT_QUINT16", 20: "DT_RESOURCE", 21: "DT_VARIANT"}
+
+
+def _from_enum(value):
+    found = _BY_ENUM.get(int(value))
+    if found is None:
+        what = (f"TF's {_UNSUPPORTED_ENUMS[int(value)]}, which tapeflow does not support"
+                if int(value) in _UNSUPPORTED_ENUMS else "not a DataType enum value TF defines")
+        raise TypeError(f"Cannot convert {value!r} to a tapeflow dtype: it is {what}. Valid "
+                        f"enum values are {sorted(_BY_ENUM)}.")
+    return found
+
+
 def as_dtype(value):
-    """Return the DType for a DType, NumPy dtype or type, or name ('float32').
+    """Return the DType for a DType, NumPy dtype or type, name ('float32') or
+    TF DataType enum value (1 is float32, as `tf.float32.as_datatype_enum`).
 
     Raises:
         TypeError: if `value` names no dtype tapeflow supports.
@@ -99,6 +128,8 @@ def as_dtype(value):
         return value
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (builtins.bool, np.bool_)):
+        return _from_enum(value)
     try:
         found = _BY_NUMPY.get(np.dtype(value))
     except TypeError:
