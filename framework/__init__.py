@@ -52,6 +52,9 @@ _LAZY = {
     "data": "data",
     "nn": "nn",
     "testing": "testing",
+    # issue 15 item 2: custom gradients
+    "custom_gradient": ("autodiff.custom_gradient", "custom_gradient"),
+    "recompute_grad": ("autodiff.custom_gradient", "recompute_grad"),
     # issue 15 item 5: tf.image
     "image": "image",
     "test": "testing",
@@ -89,7 +92,6 @@ _TF1_NAMES = {
                                      "its value from creation"),
     "get_variable": (_GRAPH_MODE, "create a tf.Variable, or a weight in a Keras layer "
                      "with add_weight"),
-    "layers": ("TF 1's layers module", "use tf.keras.layers"),
     "contrib": ("TF 1's contrib, removed in TF 2", "use its TF 2 replacement"),
 }
 for _alias, _name in (("InteractiveSession", "Session"), ("placeholder_with_default",
@@ -97,8 +99,8 @@ for _alias, _name in (("InteractiveSession", "Session"), ("placeholder_with_defa
                       ("local_variables_initializer", "global_variables_initializer"),
                       ("variable_scope", "get_variable"), ("reset_default_graph", "Session")):
     _TF1_NAMES[_alias] = _TF1_NAMES[_name]
-# TF 2's root namespace (tf.__all__ of TF 2.16, minus dtype and operator aliases): a
-# name here that tapeflow lacks is "not implemented yet", anything else a misspelling.
+# TF 2's root namespace (the tf.* names of its API reference): a name here that
+# tapeflow lacks is "not implemented yet"; any other missing name may be a misspelling.
 _TF2_NAMES = frozenset("""
     audio autodiff autograph bitwise compat config data debugging distribute dtypes errors
     experimental feature_column graph_util image io keras linalg lite lookup math mlir nest
@@ -112,18 +114,18 @@ _TF2_NAMES = frozenset("""
     assert_rank atan atan2 atanh batch_to_space bitcast boolean_mask broadcast_dynamic_shape
     broadcast_static_shape broadcast_to case cast clip_by_global_norm clip_by_norm
     clip_by_value complex concat cond constant constant_initializer control_dependencies
-    conj convert_to_tensor cos cosh cumsum custom_gradient device divide dynamic_partition
-    dynamic_stitch edit_distance eig eigvals einsum ensure_shape equal executing_eagerly exp
+    convert_to_tensor cos cosh cumsum custom_gradient device divide dynamic_partition
+    dynamic_stitch edit_distance einsum ensure_shape equal executing_eagerly exp
     expand_dims extract_volume_patches eye fill fingerprint floor foldl foldr function
     gather gather_nd get_current_name_scope get_logger get_static_value grad_pass_through
     gradients greater greater_equal group guarantee_const hessians histogram_fixed_width
     histogram_fixed_width_bins identity identity_n import_graph_def init_scope
     inside_function is_symbolic_tensor is_tensor less less_equal linspace load_library
     load_op_library logical_and logical_not logical_or make_ndarray make_tensor_proto map_fn
-    matmul matrix_square_root maximum meshgrid minimum multiply name_scope negative
+    matmul maximum meshgrid minimum multiply name_scope negative
     newaxis no_gradient no_op nondifferentiable_batch_function norm not_equal
     numpy_function one_hot ones ones_initializer ones_like pad parallel_stack pow print
-    py_function random_index_shuffle random_normal_initializer random_uniform_initializer
+    py_function random_normal_initializer random_uniform_initializer
     range rank realdiv recompute_grad reduce_all reduce_any reduce_logsumexp reduce_max
     reduce_mean reduce_min reduce_prod reduce_sum register_tensor_conversion_function repeat
     required_space_to_batch_paddings reshape reverse reverse_sequence roll round

@@ -10,11 +10,15 @@ import numpy as np
 from .core import dtypes
 from .random import generator
 from .core.tensor import Tensor
+from .core.tensor import constant as _tf_constant  # `constant` is Keras's alias below
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform",
            "HeNormal", "LecunUniform", "LecunNormal", "Orthogonal", "Identity", "get",
-           "serialize", "deserialize", "compute_fans"]
+           "serialize", "deserialize", "compute_fans", "ConstantInitializer",
+           "zeros_initializer", "ones_initializer", "constant_initializer",
+           "random_uniform_initializer", "random_normal_initializer",
+           "glorot_uniform_initializer", "glorot_normal_initializer"]
 
 
 def _np_dtype(dtype):
@@ -113,8 +117,12 @@ class RandomNormal(_Random):
         self.mean, self.stddev = mean, stddev
 
     def __call__(self, shape, dtype=None, **kwargs):
+        np_dtype = _np_dtype(dtype)
+        if np_dtype.kind != "f":
+            raise ValueError(f"{type(self).__name__}: argument `dtype` is expected to be "
+                             f"floating point. Received: {dtypes.as_dtype(dtype).name}.")
         values = self._rng().normal(self.mean, self.stddev, _shape(shape))
-        return Tensor(values.astype(_np_dtype(dtype)))
+        return Tensor(values.astype(np_dtype))
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -287,6 +295,29 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+class ConstantInitializer(Constant):
+    """`tf.constant_initializer(value=0)`: TF 2's init_ops_v2.Constant.
+
+    Unlike Keras's Constant, it builds its value as `tf.constant(value, dtype,
+    shape)` does: a scalar broadcasts, a list or array with as many elements as
+    the shape is reshaped to it, and with `dtype=None` the result keeps the
+    value's own dtype (int32 for the default 0).
+
+    Raises:
+        TypeError: for a value that is not a scalar, list, tuple or ndarray, and
+            when called, for a value whose size fits neither way.
+    """
+
+    def __init__(self, value=0):
+        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
+            raise TypeError(f"Invalid type for initial value: {type(value).__name__}. Expected "
+                            "Python scalar, list or tuple of values, or numpy.ndarray.")
+        super().__init__(value)
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        return _tf_constant(self.value, dtype=dtype, shape=_shape(shape))
+
+
 _BY_NAME = {
     "zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant": Constant,
     "random_normal": RandomNormal, "normal": RandomNormal,
@@ -296,7 +327,7 @@ _BY_NAME = {
     "he_uniform": HeUniform, "he_normal": HeNormal, "lecun_uniform": LecunUniform,
     "lecun_normal": LecunNormal, "orthogonal": Orthogonal, "identity": Identity,
 }
-_BY_CLASS = {cls.__name__: cls for cls in set(_BY_NAME.values())}
+_BY_CLASS = {cls.__name__: cls for cls in set(_BY_NAME.values()) | {ConstantInitializer}}
 
 
 def serialize(initializer):
@@ -344,3 +375,11 @@ variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
 glorot_uniform, glorot_normal, he_uniform, he_normal = (GlorotUniform, GlorotNormal, HeUniform,
                                                         HeNormal)
 lecun_uniform, lecun_normal = LecunUniform, LecunNormal
+
+# TF 2's root names (tf.zeros_initializer, ...): the classes of TF's init_ops_v2.py,
+# whose defaults are those of the Keras classes above, except Constant's (see
+# ConstantInitializer). The glorot names are TF 1's (tf.compat.v1 in TF 2), kept at
+# the root because TF-1-style programs call them.
+zeros_initializer, ones_initializer, constant_initializer = Zeros, Ones, ConstantInitializer
+random_uniform_initializer, random_normal_initializer = RandomUniform, RandomNormal
+glorot_uniform_initializer, glorot_normal_initializer = GlorotUniform, GlorotNormal

@@ -5,6 +5,7 @@ helpers are composites and need no VJP of their own. `TOP_LEVEL` lists the
 names TF also has at the top level (tf.matmul, tf.einsum, ...)."""
 
 import builtins
+import collections.abc
 import string
 
 import numpy as np
@@ -18,7 +19,8 @@ from .ops import shape as _s
 from .core.tensor import Tensor, as_tensor, binary_operands
 
 __all__ = ["matmul", "matvec", "tensordot", "einsum", "inv", "det", "slogdet", "logdet",
-           "solve", "trace", "diag_part", "diag", "matrix_transpose", "adjoint", "norm", "eye"]
+           "solve", "trace", "diag_part", "diag", "matrix_transpose", "adjoint", "norm", "eye",
+           "global_norm"]
 
 TOP_LEVEL = ("matmul", "tensordot", "einsum", "norm")
 
@@ -369,3 +371,34 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
         kept = () if axes is None else tuple(d for i, d in enumerate(shape) if i not in axes)
         result = _s.reshape(result, shape=kept)
     return result
+
+
+def global_norm(t_list, name=None):
+    """sqrt(sum(l2norm(t)**2 for t in t_list)), None entries skipped, as tf.linalg.global_norm.
+
+    Returns:
+        A scalar of the tensors' dtype (float32 when there is none).
+
+    Raises:
+        TypeError: if `t_list` is not a sequence (a Tensor, a str, ...).
+        InvalidArgumentError: for a tensor that is not floating point, or tensors
+            of more than one dtype.
+    """
+    if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, (str, bytes)):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    values = [(i, as_tensor(t)) for i, t in enumerate(t_list) if t is not None]
+    if not values:
+        return Tensor(np.zeros((), np.float32))
+    for i, v in values:
+        if v._value.dtype.kind != "f":
+            raise InvalidArgumentError(f"global_norm: t_list[{i}] is {v.dtype.name}; every "
+                                       "tensor must be floating point.")
+        if v._value.dtype != values[0][1]._value.dtype:
+            raise InvalidArgumentError(f"global_norm: t_list[{i}] is {v.dtype.name} but "
+                                       f"t_list[{values[0][0]}] is {values[0][1].dtype.name}; "
+                                       "the tensors must share one dtype.")
+    total = None
+    for _, v in values:
+        squares = _r.reduce_sum(_m.square(v), axis=None, keepdims=False)
+        total = squares if total is None else _m.add(total, squares)
+    return _m.sqrt(total)
