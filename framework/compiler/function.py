@@ -1,9 +1,14 @@
 """function.py holds `tapeflow.function`, the stand-in for `tf.function`.
 
 tapeflow is always eager: the decorator runs the Python function as it is,
-with identical results, and compiles nothing yet (a later piece of work)."""
+with identical results, and compiles nothing yet (a later piece of work).
+`tf.config.run_functions_eagerly(True)` is stored in runtime/settings.py; the
+compiled path, once there, must read `_run_eagerly()` at every call and run
+the Python function itself while it is True, as TF does."""
 
 import functools
+
+from ..runtime.settings import user_setting
 
 __all__ = ["function"]
 
@@ -24,9 +29,16 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     def decorate(fn):
         @functools.wraps(fn)
         def eager(*args, **kwargs):
+            # Eager whatever _run_eagerly() says, until a compiled path exists;
+            # that path goes here, behind `if not _run_eagerly():`.
             return fn(*args, **kwargs)
 
         eager.python_function = fn
         return eager
 
     return decorate if func is None else decorate(func)
+
+
+def _run_eagerly():
+    """Whether tf.config.run_functions_eagerly(True) is in effect."""
+    return user_setting("run_functions_eagerly")
