@@ -14,6 +14,7 @@ from . import keras_tensor as _symbolic
 from . import weight_creation as _weights
 from .. import regularizers as _regularizers
 from .. import constraints as _constraints
+from ..module import Module, _NameScope
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from .input_spec import InputSpec, _assert_input_compatibility
 from .layer_utils import (_call_signature, _check_weight_shape, _standardize_dtype,
@@ -27,7 +28,7 @@ __all__ = ["Layer", "InputSpec", "reset_name_counters", "get_keras_mask", "set_k
            "no_tracking"]
 
 
-class Layer(VariableTracking):
+class Layer(VariableTracking, Module):
     """The base of every layer: state, building, tracking and the call protocol.
 
     A subclass stores its configuration in `__init__`, creates its weights in
@@ -43,6 +44,10 @@ class Layer(VariableTracking):
     own trainable then non-trainable variables, then each sublayer's, in
     assignment order, each variable once. Adding new state once the layer is
     built raises ValueError.
+
+    A layer is a `tf.Module`: `name_scope`, `with_name_scope` and `submodules`
+    work as a Module's, but `variables` keeps Keras's order above (a list), and
+    a name need only be a string without '/'.
 
     Args:
         trainable: whether the layer's weights are updated by training.
@@ -105,6 +110,21 @@ class Layer(VariableTracking):
         self._input_shape_arg = None if input_shape is None else tuple(input_shape)
         self._batch_size_arg = batch_size
         self._layer_initialized = True
+
+    @property
+    def name(self):
+        """The layer's name ('dense', 'dense_1', ...)."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        object.__setattr__(self, "_name", value)
+
+    @property
+    def name_scope(self):
+        """A name scope named after the layer, inside the current one when entered
+        (Keras's `<outer>/<layer name>/`)."""
+        return _NameScope(self.name)
 
     # -- dtype ---------------------------------------------------------------------
     @property

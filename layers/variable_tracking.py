@@ -108,8 +108,18 @@ class VariableTracking:
 
     @property
     def submodules(self):
-        """Every layer nested in this one (not itself), depth first."""
-        return tuple(self._flatten_layers(include_self=False))
+        """Every layer nested in this one (not itself), each once, in tf.Module's
+        order: the direct sublayers (assignment order), then each one's submodules."""
+        result, seen, stack = [], {id(self)}, [self]
+        while stack:
+            found = []
+            for layer in stack.pop()._tracked_layers:
+                if id(layer) not in seen:
+                    seen.add(id(layer))
+                    found.append(layer)
+            result.extend(found)
+            stack.extend(reversed(found))
+        return tuple(result)
 
     @property
     def variables(self):

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import dtypes
 from .errors import InvalidArgumentError
+from .name_scope import scoped_variable_name
 
 __all__ = ["Tensor", "Variable", "TensorShape", "constant", "convert_to_tensor"]
 
@@ -192,7 +193,7 @@ class Variable(Tensor):
     Args:
         initial_value: a value (or a zero-argument callable returning one).
         trainable: whether tapes watch it automatically and optimizers update it.
-        name: the variable's name; `Variable.name` adds TF's ':0' suffix.
+        name: the name, in the current name scope ('mlp/w'); `.name` adds TF's ':0'.
         dtype: converts the initial value to this dtype.
         shape: if given, must match the initial value's shape.
         constraint: optional callable applied by optimizers after each update.
@@ -212,7 +213,7 @@ class Variable(Tensor):
                 d is not None for d in shape):
             raise ValueError(f"Variable {name!r}: the initial value has shape "
                              f"{self._value.shape} but shape={tuple(shape)} was requested.")
-        self._name = "Variable" if name is None else str(name)
+        self._name = scoped_variable_name(name)
         self._trainable = True if trainable is None else builtins.bool(trainable)
         self._uid = next(_variable_ids)
         self._path = None
@@ -279,11 +280,13 @@ class Variable(Tensor):
         return _rebuild_variable, (self._value.copy(), self._name, self._trainable)
 
     def __deepcopy__(self, memo):
-        return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
+        return _rebuild_variable(self._value.copy(), self._name, self._trainable)
 
 
 def _rebuild_variable(value, name, trainable):
-    return Variable(value, trainable=trainable, name=name)
+    variable = Variable(value, trainable=trainable)
+    variable._name = name  # a copy keeps its name whatever name scope it is made in
+    return variable
 
 
 def _ragged_detail(value):
@@ -338,12 +341,18 @@ def _python_value_to_array(value, dtype):
     return array
 
 
+def _read_variable(variable):
+    """A Variable's value as a new Tensor; autodiff/tape.py makes it a recorded read."""
+    return variable.value()
+
+
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Convert a Tensor, Variable, NumPy array, Python number or nested list to a Tensor.
 
     Python floats become float32 and Python ints int32, as in TF; NumPy
     arrays keep their dtype. A Variable is read: the result is a Tensor
-    holding a copy of its value.
+    holding a copy of its value, and the read is differentiable (recorded on
+    the tapes watching the Variable, as TF's ReadVariableOp).
 
     Args:
         value: the value to convert.
@@ -361,7 +370,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         if np_dtype is not None and value._value.dtype != np_dtype:
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}: {value!r}")
-        return value.value() if isinstance(value, Variable) else value
+        return _read_variable(value) if isinstance(value, Variable) else value
     if np_dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray,
                                                                               np.generic)):
         np_dtype = dtypes.numpy_dtype(dtype_hint)
