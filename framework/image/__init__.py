@@ -1,16 +1,19 @@
 """The public `tf.image` namespace: re-exports only. Geometric ops are in
 geometry.py, pixel-value ops in color.py and
-hsv.py, neighbourhood ops in filters.py; all take HWC or NHWC images, as TF does."""
+hsv.py, neighbourhood ops in filters.py,
+resizing in resizing.py; all take HWC or NHWC images, as TF does."""
 
 from .color import *  # noqa: F401,F403
 from .filters import *  # noqa: F401,F403
 from .geometry import *  # noqa: F401,F403
 from .hsv import *  # noqa: F401,F403
+from .resizing import *  # noqa: F401,F403
 
 from . import color as _color
 from . import filters as _filters
 from . import geometry as _geometry
 from . import hsv as _hsv
+from . import resizing as _resize
 
 __all__ = (list(_geometry.__all__) + list(_color.__all__) + list(_hsv.__all__)
-           + list(_filters.__all__))
+           + list(_filters.__all__) + list(_resize.__all__))

@@ -524,3 +524,170 @@ def test_empty_batches_pass_through_the_colour_ops():
 def test_sobel_edges_needs_two_rows_and_columns_to_reflect():
     with pytest.raises(InvalidArgumentError, match="height and width of at least 2"):
         tf.image.sobel_edges(np.zeros((1, 1, 4, 1)))
+
+
+# ---- resize --------------------------------------------------------------------------
+
+SQUARE = np.array([[1.0, 2.0], [3.0, 4.0]])[None, :, :, None]     # 1x2x2x1
+
+
+def _keys(x):  # Keys cubic, a = -0.5, for |x| < 2
+    x = abs(x)
+    return (1.5 * x - 2.5) * x * x + 1 if x < 1 else ((-0.5 * x + 2.5) * x - 4) * x + 2
+
+
+def test_resize_bilinear_2x2_to_4x4_by_hand():
+    # Half-pixel centres: output i samples input (i + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25,
+    # clamped at the edges: a row [1, 2] becomes [1, 1.25, 1.75, 2].
+    out = tf.image.resize(SQUARE, [4, 4])
+    assert out.shape == (1, 4, 4, 1) and out.dtype == tf.float64
+    row = np.array([1.0, 1.25, 1.75, 2.0])
+    np.testing.assert_allclose(out.numpy()[0, ..., 0], np.stack([row, row + 0.5, row + 1.5,
+                                                                 row + 2.0]), rtol=1e-7)
+    # Upsampling is the same with antialias (the kernel widens only when downsampling).
+    np.testing.assert_allclose(tf.image.resize(SQUARE, [4, 4], antialias=True).numpy(),
+                               out.numpy(), rtol=1e-7)
+
+
+def test_resize_nearest_uses_floor_of_half_pixel_centres_and_keeps_dtype():
+    image = np.arange(1, 5, dtype=np.uint8).reshape(2, 2, 1)
+    out = tf.image.resize(image, [4, 3], method="nearest")
+    assert out.dtype == tf.uint8
+    # rows floor((i + 0.5) * 0.5) = 0 0 1 1, columns floor((j + 0.5) * 2 / 3) = 0 1 1.
+    np.testing.assert_array_equal(out.numpy()[..., 0], [[1, 2, 2], [1, 2, 2], [3, 4, 4],
+                                                        [3, 4, 4]])
+
+
+def test_resize_bicubic_by_hand():
+    # Output 0 samples -0.25: taps at -2, -1 (outside, dropped), 0 (distance 0.25), 1 (1.25),
+    # renormalised; Keys a = -0.5, as TF 2.
+    w0, w1 = _keys(0.25), _keys(1.25)
+    w0, w1 = w0 / (w0 + w1), w1 / (w0 + w1)
+    out = tf.image.resize(np.array([1.0, 2.0]).reshape(1, 2, 1), [1, 4], method="bicubic")
+    assert out.numpy()[0, 0, 0] == pytest.approx(w0 * 1 + w1 * 2, rel=1e-7)
+    # Output 1 samples 0.25: taps at -1 (dropped), 0, 1, 2 (dropped).
+    a, b = _keys(0.25), _keys(0.75)
+    assert out.numpy()[0, 1, 0] == pytest.approx((a * 1 + b * 2) / (a + b), rel=1e-7)
+    np.testing.assert_allclose(out.numpy()[0, :, 0], 3 - out.numpy()[0, ::-1, 0], rtol=1e-7)
+
+
+def test_resize_area_averages_the_covered_cells():
+    image = np.arange(16.0).reshape(4, 4, 1)
+    np.testing.assert_allclose(tf.image.resize(image, [2, 2], "area").numpy()[..., 0],
+                               [[2.5, 4.5], [10.5, 12.5]])
+    row = np.array([3.0, 6.0, 9.0]).reshape(1, 3, 1)
+    # 3 -> 2: each output cell covers 1.5 input cells: (3 + 0.5 * 6) / 1.5, (0.5 * 6 + 9) / 1.5.
+    np.testing.assert_allclose(tf.image.resize(row, [1, 2], "area").numpy().ravel(), [4.0, 8.0])
+
+
+def test_resize_antialias_widens_the_triangle_when_downsampling():
+    image = np.arange(16.0).reshape(4, 4, 1)
+    # 4 -> 2: output 0 samples 1.0 with a triangle of radius 2: inputs 0, 1, 2 weigh
+    # 0.75, 0.75, 0.25 (normalised by 1.75): 1D value (0.75 + 0.5) / 1.75 = 5 / 7.
+    one_d = 5 / 7
+    out = tf.image.resize(image, [2, 2], antialias=True).numpy()[..., 0]
+    np.testing.assert_allclose(out[0, 0], 4 * one_d + one_d, rtol=1e-7)
+    np.testing.assert_allclose(out, 15 - out[::-1, ::-1], rtol=1e-7)
+    # Without antialias it samples between the two middle cells of each pair.
+    np.testing.assert_allclose(tf.image.resize(image, [2, 2]).numpy()[..., 0],
+                               [[2.5, 4.5], [10.5, 12.5]], rtol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic", "area", "lanczos3",
+                                    "lanczos5", "gaussian", "mitchellcubic"])
+def test_resize_to_the_same_size_is_the_identity_and_constants_stay_constant(method):
+    image = _r(2, 5, 4, 3)
+    if method not in ("gaussian", "mitchellcubic"):   # these two smooth: 8/9 at 0 for Mitchell
+        np.testing.assert_allclose(tf.image.resize(image, [5, 4], method).numpy(), image,
+                                   atol=1e-6)
+    constant = np.full((1, 5, 7, 2), 0.3)
+    for size in ([3, 2], [9, 11]):
+        for antialias in (False, True):
+            out = tf.image.resize(constant, size, method, antialias=antialias).numpy()
+            assert out.shape == (1, *size, 2)
+            np.testing.assert_allclose(out, 0.3, rtol=1e-6)
+
+
+def test_resize_lanczos3_matches_the_kernel_formula():
+    row = np.array([0.0, 1.0, 4.0, 9.0, 16.0]).reshape(1, 5, 1)
+    out = tf.image.resize(row, [1, 3], "lanczos3", antialias=False).numpy().ravel()
+    # 5 -> 3: output j samples (j + 0.5) * 5 / 3 in pixel units, taps within radius 3.
+    inv = 5 / 3
+
+    def lanczos(x):
+        x = abs(x)
+        return 1.0 if x <= 1e-3 else (0.0 if x > 3 else 3 * np.sin(np.pi * x) * np.sin(np.pi * x / 3)
+                                      / (np.pi ** 2 * x * x))
+
+    for j in range(3):
+        s = (j + 0.5) * inv
+        taps = [(k, lanczos(k + 0.5 - s)) for k in range(5)]
+        total = sum(w for _, w in taps)
+        assert out[j] == pytest.approx(sum(w * row.ravel()[k] for k, w in taps) / total, rel=1e-5)
+
+
+def test_resize_preserve_aspect_ratio_and_dtypes():
+    image = np.zeros((10, 20, 3), np.uint8)
+    out = tf.image.resize(image, [5, 5], preserve_aspect_ratio=True)
+    assert out.shape == (2, 5, 3) and out.dtype == tf.float32   # 0.25 * 10 = 2.5 rounds to 2
+    assert tf.image.resize(image, [30, 30], preserve_aspect_ratio=True).shape == (15, 30, 3)
+    assert tf.image.resize(np.zeros((2, 2, 1), np.float16), [3, 3]).dtype == tf.float32
+    u8 = np.array([[0, 255]], np.uint8).reshape(1, 2, 1)
+    np.testing.assert_allclose(tf.image.resize(u8, [1, 4]).numpy().ravel(),
+                               [0, 63.75, 191.25, 255])  # values, not rescaled
+
+
+def test_resize_errors():
+    with pytest.raises(ValueError, match="'images' must have either 3 or 4 dimensions."):
+        tf.image.resize(np.zeros((2, 2)), [3, 3])
+    with pytest.raises(ValueError, match="must be a 1-D Tensor of 2 elements"):
+        tf.image.resize(SQUARE, [3, 3, 3])
+    with pytest.raises(ValueError, match="'size' must be a 1-D int32 Tensor"):
+        tf.image.resize(SQUARE, [1.5, 2.0])
+    with pytest.raises(ValueError, match="Resize method is not implemented: cubic"):
+        tf.image.resize(SQUARE, [3, 3], method="cubic")
+    with pytest.raises(InvalidArgumentError, match="output dimensions must be positive"):
+        tf.image.resize(SQUARE, [0, 3])
+
+
+def test_resize_with_pad():
+    image = np.ones((10, 20, 1))
+    out = tf.image.resize_with_pad(image, 8, 8).numpy()[..., 0]
+    # ratio max(20 / 8, 10 / 8) = 2.5 -> 4x8, padded by floor((8 - 4) / 2) = 2 on top.
+    expected = np.zeros((8, 8))
+    expected[2:6] = 1
+    np.testing.assert_allclose(out, expected)
+    batch = tf.image.resize_with_pad(np.ones((2, 3, 3, 1), np.uint8), 4, 6, method="nearest")
+    assert batch.shape == (2, 4, 6, 1) and batch.dtype == tf.uint8
+    np.testing.assert_array_equal(batch.numpy()[0, ..., 0].sum(axis=0), [0, 4, 4, 4, 4, 0])
+    with pytest.raises(ValueError, match="target_height must be > 0."):
+        tf.image.resize_with_pad(image, 0, 8)
+    with pytest.raises(ValueError, match="must have either 3 or 4 dimensions"):
+        tf.image.resize_with_pad(np.ones((3, 3)), 4, 4)
+
+
+RESIZE_GRADIENTS = {
+    "bilinear_up": (lambda x: tf.image.resize(x * x, [5, 3]), _r(1, 2, 2, 2)),
+    "bilinear_antialias_down": (lambda x: tf.image.resize(x * x, [2, 2], antialias=True),
+                                _r(5, 4, 1)),
+    "nearest": (lambda x: tf.image.resize(x * x, [3, 5], "nearest"), _r(2, 3, 1)),
+    "bicubic": (lambda x: tf.image.resize(x * x, [4, 3], "bicubic"), _r(3, 2, 1)),
+    "area": (lambda x: tf.image.resize(x * x, [2, 3], "area"), _r(1, 3, 4, 1)),
+    "lanczos3": (lambda x: tf.image.resize(x * x, [2, 3], "lanczos3", antialias=True),
+                 _r(4, 5, 1)),
+    "resize_with_pad": (lambda x: tf.image.resize_with_pad(x * x, 4, 4), _r(2, 3, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESIZE_GRADIENTS))
+def test_resize_gradients(name):
+    fn, x = RESIZE_GRADIENTS[name]
+    gradcheck(fn, x, order=2)
+
+
+def test_resize_of_an_empty_batch():
+    assert tf.image.resize(np.zeros((0, 2, 2, 1)), [3, 3]).shape == (0, 3, 3, 1)
+    x = tf.Variable(np.zeros((0, 2, 2, 1)))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.image.resize(x, [3, 3], "bicubic"))
+    assert tape.gradient(y, x).shape == (0, 2, 2, 1)
