@@ -3,7 +3,6 @@ read with tapeflow.datasets' IDX reader, split into a train and a held-out part.
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 MNIST_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mnist"

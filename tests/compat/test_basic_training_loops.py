@@ -8,7 +8,6 @@ Changes: `import tapeflow as tf`; the plots left out; the checkpoint is written 
 temporary directory. No other change (same data: 201 points of y = 3x + 2 + noise).
 """
 
-import os
 
 import numpy as np
 import pytest
