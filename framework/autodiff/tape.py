@@ -11,14 +11,21 @@ import numpy as np
 
 from ..core import nest
 from ..core import record as _record
+from ..core import tensor as _tensor
 from ..core.tensor import Tensor, Variable, convert_to_tensor, scalar
 from ..ops import shape as _shape_ops
-from ..ops.math import add
+from ..ops.math import add, identity
 from ..ops.shape import unbroadcast
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
 _log = logging.getLogger("tapeflow")
+
+# `convert_to_tensor(variable)` is a differentiable read, as TF's ReadVariableOp:
+# a copy recorded as `identity`, so a tape watches the Variable and the gradient
+# reaches it. Core cannot import ops, so the read is installed from here; no tape
+# can record before this module is loaded.
+_tensor._read_variable = identity
 
 class UnconnectedGradients(enum.Enum):
     """What `gradient` returns for a source the target does not depend on."""
@@ -165,6 +172,20 @@ class GradientTape:
             else:
                 self._pop()  # as TF: the tape stops recording, then differentiates
 
+    def _read_target(self, target):
+        """A target as a Tensor. A Variable target is read on this tape, as TF does,
+        so `gradient(v, v)` is ones wherever the tape watches (or would watch) `v`."""
+        if type(target) is not Variable:
+            return _as_target(target)
+        self._check_usable()
+        if self._is_recording:
+            return convert_to_tensor(target)
+        stack = _record.push(self)  # recording again for the one read
+        try:
+            return convert_to_tensor(target)
+        finally:
+            _record.pop(self, stack)
+
     def _finish_backward(self):
         if not self._persistent:
             self._records = None
@@ -194,9 +215,12 @@ class GradientTape:
         """
         mode = _unconnected_mode(unconnected_gradients)
         self._begin_backward()
-        targets = [target] if isinstance(target, Tensor) else [
-            _as_target(t) for t in nest.flatten(target)]
-        flat_sources = [sources] if isinstance(sources, Tensor) else _check_sources(sources)
+        if type(target) is Tensor:
+            targets = [target]
+        else:
+            targets = [self._read_target(t) for t in nest.flatten(target)]
+        single = isinstance(sources, Tensor)
+        flat_sources = [sources] if single else _check_sources(sources)
         if output_gradients is None:
             seeds = [None] * len(targets)
         else:
@@ -220,7 +244,8 @@ class GradientTape:
                           batch_ndim=0)
         self._finish_backward()
         result = [_finish(grads.get(id(s)), s, mode, ()) for s in flat_sources]
-        return result[0] if sources is flat_sources[0] else nest.pack_sequence_as(sources, result)
+        # The structure of `sources`, empty ones included (`gradient(x, [])` is []).
+        return result[0] if single else nest.pack_sequence_as(sources, result)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -242,7 +267,7 @@ class GradientTape:
             raise RuntimeError("GradientTape must be created with persistent=True to compute "
                                "the jacobian with experimental_use_pfor=False.")
         self._begin_backward()
-        target = _as_target(target)
+        target = self._read_target(target)
         flat_sources = _check_sources(sources)
         n = target._value.size
         seed = Tensor(np.eye(n, dtype=target._value.dtype).reshape((n,) + target._value.shape))
@@ -275,7 +300,7 @@ class GradientTape:
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute "
                                "the batch jacobian with experimental_use_pfor=False.")
-        target = _as_target(target)
+        target = self._read_target(target)
         if not isinstance(source, Tensor):
             raise ValueError(f"batch_jacobian source must be a Tensor or Variable, got "
                              f"{type(source).__name__}.")

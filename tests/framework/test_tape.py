@@ -307,3 +307,98 @@ def test_entering_a_tape_twice_is_an_error():
     with tape:
         with pytest.raises(ValueError, match="already recording"):
             tape.__enter__()
+
+
+# -- issue 15's three gradient rules ---------------------------------------------
+
+
+def test_gradient_of_a_watched_source_with_respect_to_itself_is_ones():
+    x = tf.constant([[1.0, 2.0, 3.0]])
+    v = tf.Variable([4.0, 5.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+    np.testing.assert_array_equal(tape.gradient(x, x).numpy(), np.ones((1, 3), np.float32))
+    # A Variable target is read on the tape (as TF), so a trainable one needs no read before.
+    gv = tape.gradient(v, v)
+    assert gv.dtype == tf.float32
+    np.testing.assert_array_equal(gv.numpy(), [1.0, 1.0])
+    assert tape.gradient([x, v], [x, v])[1].numpy().tolist() == [1.0, 1.0]
+    # Not watched: a constant, a frozen Variable, or a tape not watching accessed variables.
+    frozen = tf.Variable(1.0, trainable=False)
+    with tf.GradientTape(persistent=True) as tape2:
+        pass
+    assert tape2.gradient(tf.constant(1.0), tf.constant(1.0)) is None
+    assert tape2.gradient(frozen, frozen) is None
+    with tf.GradientTape(watch_accessed_variables=False) as tape3:
+        pass
+    assert tape3.gradient(v, v) is None
+
+
+def test_gradient_of_a_variable_target_reaches_its_sources_and_higher_order():
+    v = tf.Variable(3.0)
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = v * v
+        g = inner.gradient(y, v)  # 2v, recorded by the outer tape
+    assert g.numpy() == 6.0
+    assert outer.gradient(g, v).numpy() == 2.0
+    with tf.GradientTape() as tape:
+        pass
+    jac = tape.jacobian(v, v)
+    assert jac.numpy() == 1.0
+
+
+def test_convert_to_tensor_of_a_variable_is_a_differentiable_read():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        t = tf.convert_to_tensor(v)
+        y = tf.reduce_sum(t * t)
+    assert type(t) is tf.Tensor
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [2.0, 4.0, 6.0])
+    assert tape.watched_variables() == (v,)
+    # The read is a snapshot: a later assign does not change it.
+    t = tf.convert_to_tensor(v)
+    v.assign([0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0, 3.0])
+    # A frozen Variable is read without being watched; an explicitly watched one is.
+    frozen = tf.Variable(2.0, trainable=False)
+    with tf.GradientTape(persistent=True) as tape:
+        a = tf.convert_to_tensor(frozen) * 3.0
+        tape.watch(frozen)
+        b = tf.convert_to_tensor(frozen) * 3.0
+    assert tape.gradient(a, frozen) is None
+    assert tape.gradient(b, frozen).numpy() == 3.0
+
+
+def test_convert_to_tensor_read_has_first_and_second_order_gradients():
+    v = tf.Variable(np.array([0.5, -1.5], np.float64))
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = tf.reduce_sum(tf.convert_to_tensor(v) ** 3)
+        g = inner.gradient(y, v)
+    np.testing.assert_allclose(g.numpy(), 3 * np.array([0.5, -1.5]) ** 2)
+    np.testing.assert_allclose(outer.gradient(g, v).numpy(), 6 * np.array([0.5, -1.5]))
+
+
+@pytest.mark.parametrize("sources, expected", [([], []), ((), ()), ({}, {}),
+                                               ({"a": []}, {"a": []})])
+def test_gradient_returns_the_structure_of_sources_even_empty(sources, expected):
+    x = tf.constant(2.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    assert tape.gradient(y, sources) == expected
+
+
+def test_gradient_keeps_nested_source_structures():
+    x, z = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch([x, z])
+        y = x * z
+    grads = tape.gradient(y, {"x": x, "rest": (z, [x])})
+    assert grads["x"].numpy() == 3.0 and grads["rest"][0].numpy() == 2.0
+    assert isinstance(grads["rest"], tuple) and grads["rest"][1][0].numpy() == 3.0
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    assert [g.numpy() for g in tape.gradient(y, [x])] == [4.0]
