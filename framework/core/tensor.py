@@ -9,6 +9,7 @@ import numpy as np
 
 from . import dtypes
 from .errors import InvalidArgumentError
+from .name_scope import scoped_variable_name
 
 __all__ = ["Tensor", "Variable", "TensorShape", "constant", "convert_to_tensor"]
 
@@ -192,7 +193,7 @@ class Variable(Tensor):
     Args:
         initial_value: a value (or a zero-argument callable returning one).
         trainable: whether tapes watch it automatically and optimizers update it.
-        name: the variable's name; `Variable.name` adds TF's ':0' suffix.
+        name: the name, in the current name scope ('mlp/w'); `.name` adds TF's ':0'.
         dtype: converts the initial value to this dtype.
         shape: if given, must match the initial value's shape.
         constraint: optional callable applied by optimizers after each update.
@@ -212,7 +213,7 @@ class Variable(Tensor):
                 d is not None for d in shape):
             raise ValueError(f"Variable {name!r}: the initial value has shape "
                              f"{self._value.shape} but shape={tuple(shape)} was requested.")
-        self._name = "Variable" if name is None else str(name)
+        self._name = scoped_variable_name(name)
         self._trainable = True if trainable is None else builtins.bool(trainable)
         self._uid = next(_variable_ids)
         self._path = None
@@ -279,11 +280,13 @@ class Variable(Tensor):
         return _rebuild_variable, (self._value.copy(), self._name, self._trainable)
 
     def __deepcopy__(self, memo):
-        return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
+        return _rebuild_variable(self._value.copy(), self._name, self._trainable)
 
 
 def _rebuild_variable(value, name, trainable):
-    return Variable(value, trainable=trainable, name=name)
+    variable = Variable(value, trainable=trainable)
+    variable._name = name  # a copy keeps its name whatever name scope it is made in
+    return variable
 
 
 def _ragged_detail(value):
