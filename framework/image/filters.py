@@ -1,5 +1,5 @@
-"""filters.py holds tf.image's neighbourhood ops: total_variation, image_gradients
-and sobel_edges, composed from slices, pads and sums with TF's formulas
+"""filters.py holds tf.image's neighbourhood ops: total_variation, image_gradients,
+sobel_edges and extract_patches, composed from slices, pads and sums with TF's formulas
 (tensorflow/python/ops/image_ops_impl.py), so their gradients come from those ops."""
 
 import numpy as np
@@ -10,7 +10,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
 from ..ops import shape as _s
 
-__all__ = ["total_variation", "image_gradients", "sobel_edges"]
+__all__ = ["total_variation", "image_gradients", "sobel_edges", "extract_patches"]
 
 
 def total_variation(images, name=None):
@@ -93,3 +93,68 @@ def sobel_edges(image):
                 total = term if total is None else _math.add(total, term)
         outputs.append(total)
     return array_ops.stack(outputs, axis=-1)
+
+
+def _window_arg(values, name):
+    try:
+        v = [int(d) for d in (values._value.tolist() if isinstance(values, Tensor) else values)]
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"extract_patches: `{name}` must be a list of 4 ints, got "
+                                   f"{values!r}.") from None
+    if len(v) != 4:
+        raise InvalidArgumentError(f"Sliding window {name} field must specify 4 dimensions, "
+                                   f"got {v}.")
+    if v[0] != 1 or v[3] != 1:
+        raise InvalidArgumentError(f"Only support {name} across space, got {v} (the batch and "
+                                   f"depth entries must be 1).")
+    if min(v) < 1:
+        raise InvalidArgumentError(f"extract_patches: `{name}` must be positive, got {v}.")
+    return v[1], v[2]
+
+
+def extract_patches(images, sizes, strides, rates, padding):
+    """The `sizes` patches of each image, flattened (patch row, patch column, channel)
+    into the last axis, as tf.image.extract_patches.
+
+    Args:
+        images: NHWC.
+        sizes, strides, rates: [1, rows, cols, 1] each (rates dilate the patch).
+        padding: "VALID", or "SAME" (zero padding, the extra row/column after).
+
+    Returns:
+        (N, out_rows, out_cols, rows * cols * C).
+
+    Raises:
+        ValueError: if `images` is not 4-D. InvalidArgumentError: for bad window arguments.
+    """
+    x = as_tensor(images)
+    if x._value.ndim != 4:
+        raise ValueError(f"extract_patches: 'images' must be 4-D [batch, in_rows, in_cols, "
+                         f"depth], got shape {list(x._value.shape)}.")
+    kr, kc = _window_arg(sizes, "ksizes")
+    sr, sc = _window_arg(strides, "strides")
+    rr, rc = _window_arg(rates, "rates")
+    padding = str(padding).upper()
+    if padding not in ("VALID", "SAME"):
+        raise ValueError(f"padding must be 'VALID' or 'SAME', got {padding!r}.")
+    n, h, w, d = x._value.shape
+    er, ec = kr + (kr - 1) * (rr - 1), kc + (kc - 1) * (rc - 1)   # dilated extent
+    if padding == "VALID":
+        out_h, out_w = max((h - er) // sr + 1, 0), max((w - ec) // sc + 1, 0)
+        top = left = 0
+    else:
+        out_h, out_w = -(-h // sr), -(-w // sc)
+        pad_h = max((out_h - 1) * sr + er - h, 0)
+        pad_w = max((out_w - 1) * sc + ec - w, 0)
+        top, left = pad_h // 2, pad_w // 2
+        x = array_ops.pad(x, [[0, 0], [top, pad_h - top], [left, pad_w - left], [0, 0]])
+    pieces = []
+    for i in range(kr):
+        for j in range(kc):
+            r0, c0 = i * rr, j * rc
+            pieces.append(_s.getitem(x, key=(slice(None),
+                                             slice(r0, r0 + (out_h - 1) * sr + 1, sr),
+                                             slice(c0, c0 + (out_w - 1) * sc + 1, sc))))
+    if out_h == 0 or out_w == 0:
+        return Tensor(np.zeros((n, out_h, out_w, kr * kc * d), x._value.dtype))
+    return array_ops.reshape(array_ops.stack(pieces, axis=3), [n, out_h, out_w, kr * kc * d])

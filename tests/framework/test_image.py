@@ -691,3 +691,50 @@ def test_resize_of_an_empty_batch():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(tf.image.resize(x, [3, 3], "bicubic"))
     assert tape.gradient(y, x).shape == (0, 2, 2, 1)
+
+
+# ---- extract_patches -------------------------------------------------------------------
+
+def test_extract_patches_tf_docstring_example():
+    images = np.arange(1, 101, dtype=np.float32).reshape(1, 10, 10, 1)
+    out = tf.image.extract_patches(images, [1, 3, 3, 1], [1, 5, 5, 1], [1, 1, 1, 1], "VALID")
+    assert out.shape == (1, 2, 2, 9)
+    np.testing.assert_array_equal(out.numpy()[0, 0], [[1, 2, 3, 11, 12, 13, 21, 22, 23],
+                                                      [6, 7, 8, 16, 17, 18, 26, 27, 28]])
+    np.testing.assert_array_equal(out.numpy()[0, 1, 1], [56, 57, 58, 66, 67, 68, 76, 77, 78])
+    # rates 2 dilate the 3x3 patch to a 5x5 extent: its taps are every other pixel.
+    out = tf.image.extract_patches(images, [1, 3, 3, 1], [1, 5, 5, 1], [1, 2, 2, 1], "VALID")
+    np.testing.assert_array_equal(out.numpy()[0, 0, 0], [1, 3, 5, 21, 23, 25, 41, 43, 45])
+
+
+def test_extract_patches_same_padding_and_channel_order():
+    images = np.arange(2 * 3 * 3 * 2, dtype=np.float64).reshape(2, 3, 3, 2)
+    out = tf.image.extract_patches(images, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+    # out = ceil(3 / 2) = 2; padding (1 * 2 + 2 - 3) = 1, all after: the last patch row and
+    # column see zeros.
+    assert out.shape == (2, 2, 2, 8)
+    np.testing.assert_array_equal(out.numpy()[0, 0, 0], np.concatenate(
+        [images[0, 0, 0], images[0, 0, 1], images[0, 1, 0], images[0, 1, 1]]))
+    np.testing.assert_array_equal(out.numpy()[1, 1, 1], np.concatenate(
+        [images[1, 2, 2], [0, 0], [0, 0], [0, 0]]))
+
+
+def test_extract_patches_errors():
+    images = np.zeros((1, 4, 4, 1))
+    with pytest.raises(ValueError, match="must be 4-D"):
+        tf.image.extract_patches(images[0], [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    with pytest.raises(InvalidArgumentError, match="ksizes field must specify 4 dimensions"):
+        tf.image.extract_patches(images, [2, 2], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    with pytest.raises(InvalidArgumentError, match="Only support strides across space"):
+        tf.image.extract_patches(images, [1, 2, 2, 1], [2, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    with pytest.raises(ValueError, match="padding must be 'VALID' or 'SAME'"):
+        tf.image.extract_patches(images, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "FULL")
+    # A patch larger than the image: no VALID positions, an empty result as in TF.
+    assert tf.image.extract_patches(images, [1, 5, 5, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                    "VALID").shape == (1, 0, 0, 25)
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_extract_patches_gradients(padding):
+    gradcheck(lambda x: tf.image.extract_patches(x * x, [1, 2, 2, 1], [1, 2, 1, 1],
+                                                 [1, 1, 2, 1], padding), _r(1, 4, 4, 2), order=2)
