@@ -6,7 +6,7 @@ Source: https://keras.io/guides/customizing_what_happens_in_fit/
 version; Apache License 2.0).
 
 Changes: `import tapeflow as tf` / `from tapeflow import keras`; data as in the guide
-(random arrays), seeded; the GAN trains on the real MNIST test files (3 batches of 16
+(random arrays), seeded; the GAN trains on the real MNIST test files (3 batches of 8
 instead of 100 batches of 64) and is its own test; the outcomes are asserted.
 """
 
@@ -202,7 +202,7 @@ def test_customizing_fit_gan(mnist_split):
             self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_weights))
             return {"d_loss": d_loss, "g_loss": g_loss}
 
-    batch_size = 16
+    batch_size = 8
     (x_train, _), (x_test, _) = mnist_split
     all_digits = np.concatenate([x_train, x_test])
     all_digits = all_digits.astype("float32") / 255.0
