@@ -10,13 +10,10 @@ temporary directory. No other change (same data: 201 points of y = 3x + 2 + nois
 
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=False,
-                   reason="needs tf.Module: issue 15 (being added in parallel; non-strict until it lands)")
 def test_basic_training_loops(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tf.random.set_seed(0)

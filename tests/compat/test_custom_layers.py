@@ -8,13 +8,10 @@ Changes: `import tapeflow as tf`; the values and shapes the text shows are asser
 """
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=False, reason="needs tf.config.list_physical_devices: issue 15 "
-                   "(tf.config is being extended in parallel; non-strict until it lands)")
 def test_custom_layers():
     tf.random.set_seed(0)
     assert tf.config.list_physical_devices('GPU') == []
