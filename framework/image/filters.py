@@ -45,7 +45,7 @@ def image_gradients(image):
     if x._value.ndim != 4:
         raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not "
                          f"{list(x._value.shape)}.")
-    n, h, w, d = x._value.shape
+    _, h, w, _ = x._value.shape
     dy = _math.subtract(_s.getitem(x, key=(slice(None), slice(1, None))),
                         _s.getitem(x, key=(slice(None), slice(None, -1))))
     dx = _math.subtract(_s.getitem(x, key=(slice(None), slice(None), slice(1, None))),

@@ -11,7 +11,6 @@ stay float64 (tapeflow keeps float64 programs in float64)."""
 
 import numpy as np
 
-from .. import math as _math
 from ..api import array_ops
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
