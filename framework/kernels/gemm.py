@@ -191,6 +191,13 @@ def matmul(a, b):
             or a.shape[1] != b.shape[0]:
         raise ValueError(f"gemm.matmul takes 2-D float32 (m, k) and (k, n) arrays, got "
                          f"{a.dtype}{a.shape} and {b.dtype}{b.shape}")
+    # The one compiled signature takes writable arrays: a read-only operand (a
+    # broadcast view, a gradient of broadcast_to) is copied, at most one pass
+    # over it against the k * n multiply-adds per row that follow.
+    if not a.flags.writeable:
+        a = a.copy()
+    if not b.flags.writeable:
+        b = b.copy()
     m, k_len = a.shape
     n = b.shape[1]
     c = np.empty((m, n), np.float32)

@@ -128,9 +128,6 @@ def test_customizing_fit():
     np.testing.assert_allclose(mae, np.mean(np.abs(y - y_pred)), rtol=1e-4)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "a bug: the kernel gradient of Conv2DTranspose with >= 32 channels fails in the GEMM "
-    "kernel (TypeError: no matching definition for a readonly array)"))
 def test_customizing_fit_gan(mnist_split):
     from tapeflow.keras import layers
     tf.random.set_seed(0)

@@ -49,6 +49,20 @@ def test_any_strides():
     _check(a[::2, 1::3], b[:13, ::2])   # sliced views, k = 13
 
 
+def test_read_only_operands():
+    # A read-only operand (a broadcast view, as Conv2DTranspose's kernel gradient
+    # passes) once failed the compiled signature: "No matching definition ...
+    # readonly array(float32, 2d, C)".
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((ROWS * 4 + 3, 40)).astype(np.float32)
+    b = rng.standard_normal((40, PANEL * 2)).astype(np.float32)
+    a.flags.writeable = False
+    b.flags.writeable = False
+    _check(a, b)
+    _check(np.broadcast_to(a[:1], (ROWS * 3, 40)), b.T.copy().T)  # a stride-0 view
+    assert not a.flags.writeable and not b.flags.writeable       # inputs left as given
+
+
 @pytest.mark.parametrize("variant", [0, 1])
 def test_serial_and_parallel_variants_agree(variant):
     rng = np.random.default_rng(1)

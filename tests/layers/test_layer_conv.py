@@ -156,6 +156,37 @@ def test_conv2d_transpose_values(padding, strides):
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
+def test_conv2d_transpose_gradients_with_32_channels_as_a_gan_uses():
+    # A DCGAN's generator: 32 -> 32 channels, batch 8, stride 2. Its kernel gradient
+    # is a product tall enough for the GEMM kernel, whose operand was a read-only
+    # view: it crashed with "No matching definition ... readonly array".
+    import tapeflow as tf
+    layer = Conv2DTranspose(32, 3, strides=2, padding="same")
+    x = tf.constant(RNG.standard_normal((8, 7, 7, 32)).astype(np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.reduce_sum(layer(x) ** 2)
+    g_x, g_kernel, g_bias = tape.gradient(loss, [x, layer.kernel, layer.bias])
+    kernel, bias = layer.get_weights()
+    # d loss / d out = 2 out; the bias gradient is its sum, the others follow from
+    # the transpose of the convolution, checked against float64 NumPy loops.
+    out = np_conv2d_transpose(x.numpy().astype(np.float64), kernel.astype(np.float64),
+                              (2, 2), (14, 14), "same") + bias
+    np.testing.assert_allclose(g_bias.numpy(), 2 * out.sum(axis=(0, 1, 2)), rtol=1e-4)
+    eps = 1e-3
+    for index in [(0, 0, 0, 0), (1, 2, 5, 17), (2, 1, 31, 9)]:
+        bumped = kernel.astype(np.float64).copy()
+        bumped[index] += eps
+        up = np_conv2d_transpose(x.numpy().astype(np.float64), bumped, (2, 2), (14, 14),
+                                 "same") + bias
+        bumped[index] -= 2 * eps
+        down = np_conv2d_transpose(x.numpy().astype(np.float64), bumped, (2, 2), (14, 14),
+                                   "same") + bias
+        numeric = ((up ** 2).sum() - (down ** 2).sum()) / (2 * eps)
+        np.testing.assert_allclose(g_kernel.numpy()[index], numeric, rtol=2e-3)
+    assert g_x.shape == x.shape and np.isfinite(g_x.numpy()).all()
+
+
 def test_conv2d_transpose_output_padding():
     layer = Conv2DTranspose(2, 3, strides=2, padding="valid", output_padding=1)
     out = layer(RNG.standard_normal((1, 3, 3, 2)).astype(np.float32))
