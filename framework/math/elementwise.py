@@ -19,6 +19,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "divide_no_nan", 
            "is_inf", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "tanh",
            "sigmoid", "erf", "erfc", "softplus"]
 
+_FLOAT32 = np.dtype(np.float32)
 _FLOAT64 = np.dtype(np.float64)
 
 
@@ -43,10 +44,14 @@ def multiply(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    """x / y elementwise. Integers are divided as float64, as TF's truediv."""
+    """x / y elementwise. Integers are divided as floats, as TF's truediv: 8- and
+    16-bit ones as float32 (so `uint8_images / 255` meets float32 weights), 32-
+    and 64-bit ones as float64."""
     x, y = binary_operands(x, y, "RealDiv")
-    if x._value.dtype.kind in "iu":
-        x, y = _m.cast(x, dtype=_FLOAT64), _m.cast(y, dtype=_FLOAT64)
+    dtype = x._value.dtype
+    if dtype.kind in "iu":
+        as_float = _FLOAT32 if dtype.itemsize <= 2 else _FLOAT64
+        x, y = _m.cast(x, dtype=as_float), _m.cast(y, dtype=as_float)
     return apply_binary(_m.divide, x, y, "RealDiv")
 
 

@@ -295,6 +295,21 @@ def test_divide_no_nan_and_integer_division():
     assert q.dtype == tf.float64 and q.numpy().tolist() == [0.5, 1.0]
 
 
+@pytest.mark.parametrize("dtype, expected", [
+    ("uint8", "float32"), ("int8", "float32"), ("uint16", "float32"), ("int16", "float32"),
+    ("int32", "float64"), ("uint32", "float64"), ("int64", "float64")])
+def test_integer_true_division_takes_tfs_float(dtype, expected):
+    # TF's _TRUEDIV_TABLE: 8- and 16-bit integers divide as float32, wider as float64,
+    # so that `uint8_images / 255` feeds float32 weights (TF's Core APIs MLP guide).
+    images = tf.constant(np.array([[0, 20, 100]], dtype))
+    for scaled in (images / 100, tf.math.divide(images, tf.constant(np.array(100, dtype))),
+                   tf.math.truediv(images, tf.constant(np.array(100, dtype)))):
+        assert scaled.dtype == tf.as_dtype(expected)
+        np.testing.assert_allclose(scaled.numpy(), [[0.0, 0.2, 1.0]], rtol=1e-7)
+    weights = tf.ones((3, 2), tf.as_dtype(expected))
+    assert (images / 100 @ weights).dtype == tf.as_dtype(expected)
+
+
 def test_is_nan_is_finite_and_add_n():
     x = tf.constant([1.0, np.nan, np.inf, -np.inf])
     assert tf.math.is_nan(x).numpy().tolist() == [False, True, False, False]
