@@ -61,10 +61,23 @@ class FunctionalGraph:
                 found.append(node.layer)
         return found
 
+    def _by_input_name(self, inputs):
+        """A dict for a model whose inputs are a list: matched to the Inputs by name,
+        as Keras does (sorted keys would swap `{'user': u, 'item': i}` silently);
+        keys no Input has are ignored, as in Keras."""
+        names = [t.name for t in self.flat_inputs]
+        missing = [n for n in names if n not in inputs]
+        if missing:
+            raise ValueError(f"The model's inputs are named {names}, but the dict given has "
+                             f"keys {sorted(map(str, inputs))}; missing: {missing}.")
+        return [inputs[n] for n in names]
+
     def run(self, inputs, training=None, mask=None):
         """Compute the outputs from real `inputs` (same structure as the model's)."""
         if isinstance(self.inputs, dict) and isinstance(inputs, dict):
             flat = [inputs[k] for k in sorted(self.inputs)]
+        elif isinstance(inputs, dict):
+            flat = self._by_input_name(inputs)
         else:
             flat = nest.flatten(inputs)
         if len(flat) != len(self.flat_inputs):

@@ -79,6 +79,23 @@ def test_functional_model_with_two_inputs_and_two_outputs():
     assert out_c.shape == (64, 2) and out_r.shape == (64, 1)
 
 
+def test_dict_inputs_are_matched_to_the_inputs_by_name():
+    # Issue 16: {'user': u, 'item': i} for Model([user, item], ...) used to run as
+    # [i, u] (sorted keys), swapped without an error whenever the dtypes agreed.
+    user, item = tf.keras.Input((1,), name="user"), tf.keras.Input((1,), name="item")
+    model = tf.keras.Model([user, item], layers.Subtract()([user, item]))
+    x = {"user": np.array([[5.0], [7.0]], np.float32),
+         "item": np.array([[1.0], [2.0]], np.float32)}
+    np.testing.assert_array_equal(model(x).numpy(), [[4.0], [5.0]])
+    model.compile("sgd", "mse")
+    np.testing.assert_array_equal(model.predict(x, verbose=0), [[4.0], [5.0]])
+    assert model.evaluate(x, np.array([[4.0], [5.0]], np.float32), verbose=0) == 0.0
+    x["unused"] = np.zeros((2, 1), np.float32)  # keys no Input has are ignored, as in Keras
+    np.testing.assert_array_equal(model(x).numpy(), [[4.0], [5.0]])
+    with pytest.raises(ValueError, match=r"named \['user', 'item'\].*missing: \['user'\]"):
+        model({"usr": x["user"], "item": x["item"]})
+
+
 def test_subclassed_model_tracks_layers_in_lists_and_dicts_once():
     class Net(tf.keras.Model):
         def __init__(self):
