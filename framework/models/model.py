@@ -7,6 +7,7 @@ and data handling in training/, files in saving.py, the summary in summary.py.""
 from .. import metrics as _metrics_module
 from .. import optimizers as _optimizers
 from ..autodiff.tape import GradientTape
+from ..core import nest
 from ..layers.base import Layer, _uniquify
 from ..layers.serialization import register as _register_class
 from ..training import loops
@@ -175,10 +176,18 @@ class Model(Layer):
 
     @property
     def compiled_loss(self):
+        """Keras 2's `compiled_loss(y, y_pred, sample_weight, regularization_losses)`,
+        for custom `train_step`s written in that style: the compiled loss, tracked as
+        Keras 2's loss container tracked it (the 'loss' and per-output entries of
+        `model.metrics`), so fit does not log `loss: 0.0`. The built-in steps use
+        `compute_loss` and update the tracker themselves."""
         def compiled_loss(y_true, y_pred, sample_weight=None, regularization_losses=None):
-            total = self._loss(y_true, y_pred, sample_weight)[0]
+            total, parts = self._loss(y_true, y_pred, sample_weight)
+            for key, value in parts.items():
+                self._output_loss_trackers[key].update_state(value)
             for extra in regularization_losses or []:
                 total = total + extra
+            self._track_loss(total, y_pred)
             return total
         return compiled_loss
 
@@ -223,15 +232,24 @@ class Model(Layer):
         variables = self.trainable_variables
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
-        self._loss_tracker.update_state(loss)
+        self._track_loss(loss, y_pred)
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data):
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        self._loss_tracker.update_state(loss)
+        self._track_loss(loss, y_pred)
         return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def _track_loss(self, loss, y_pred):
+        """Add a batch's loss to the 'loss' entry, weighted by the batch's size as in
+        Keras 3 (and Keras 2's loss container): an epoch's loss is then the mean over
+        samples, equal to the loss of the whole data, not a mean over batches that
+        overweights a short last batch."""
+        first = nest.flatten(y_pred)[0]
+        size = first.shape[0] if getattr(first, "ndim", 0) else 1
+        self._loss_tracker.update_state(loss, sample_weight=size)
 
     def predict_step(self, data):
         x, _, _ = unpack_x_y_sample_weight(data)

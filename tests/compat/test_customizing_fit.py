@@ -17,10 +17,6 @@ import tapeflow as tf
 from tapeflow import keras
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a bug: Model.compiled_loss does not update the loss tracker listed in self.metrics, so "
-    "the 'loss' that fit and evaluate report with a custom train_step/test_step stays 0.0 "
-    "(the examples with their own metrics run)"))
 def test_customizing_fit():
     tf.random.set_seed(0)
     np.random.seed(0)
