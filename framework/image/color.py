@@ -211,9 +211,14 @@ def random_contrast(image, lower, upper, seed=None):
     Raises:
         ValueError: if upper <= lower or lower < 0 (TF's messages).
     """
+    return adjust_contrast(image, _random_factor(lower, upper, seed))
+
+
+def _random_factor(lower, upper, seed):
+    """A factor drawn uniformly from [lower, upper) with TF's checks (random_contrast,
+    random_saturation)."""
     if upper <= lower:
         raise ValueError("upper must be > lower.")
     if lower < 0:
         raise ValueError("lower must be non-negative.")
-    factor = _random.uniform([], lower, upper, seed=seed)
-    return adjust_contrast(image, float(factor._value))
+    return float(_random.uniform([], lower, upper, seed=seed)._value)

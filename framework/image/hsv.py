@@ -11,7 +11,7 @@ from .. import random as _random
 from ..api import array_ops
 from ..core.tensor import Tensor, as_tensor
 from ..ops import shape as _s
-from .color import _scalar, _to_float, convert_image_dtype
+from .color import _random_factor, _scalar, _to_float, convert_image_dtype
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue", "random_saturation",
            "random_hue"]
@@ -136,12 +136,7 @@ def random_saturation(image, lower, upper, seed=None):
     Raises:
         ValueError: if upper <= lower or lower < 0 (TF's messages).
     """
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-    factor = _random.uniform([], lower, upper, seed=seed)
-    return adjust_saturation(image, float(factor._value))
+    return adjust_saturation(image, _random_factor(lower, upper, seed))
 
 
 def random_hue(image, max_delta, seed=None):
