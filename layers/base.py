@@ -9,6 +9,7 @@ import inspect
 import numpy as np
 
 from ..core import dtypes, nest
+from ..core import record as _record
 from . import calling as _calling
 from . import keras_tensor as _symbolic
 from . import weight_creation as _weights
@@ -317,7 +318,12 @@ class Layer(VariableTracking, Module):
                 with building():  # waits while another thread builds
                     if not self.built:
                         _calling.build_from_call(self, params, args, kwargs)
+            if _record._recording:  # which records this call makes: GradientTape.memory_report
+                tapes = _record.current_tapes()
+                starts = [len(tape._records) for tape in tapes]
             outputs = self.call(*args, **kwargs)
+            if _record._recording:
+                _note_layer_spans(self, tapes, starts)
         finally:
             _context.depth, _context.training = outer_depth, outer_training
         object.__setattr__(self, "_called", True)
@@ -383,3 +389,10 @@ def _auto_config(cls, args, kwargs):
             isinstance(i, plain) for i in v)) for v in config.values()):
         return None
     return config
+
+
+def _note_layer_spans(layer, tapes, starts):
+    """Mark the records a call of `layer` left on each tape (for memory reports)."""
+    for tape, start in zip(tapes, starts):
+        if tape._records is not None and len(tape._records) > start:
+            tape._layer_spans.append((start, len(tape._records), layer.name))

@@ -12,10 +12,13 @@ import numpy as np
 from ..core import nest
 from ..core import record as _record
 from ..core import tensor as _tensor
+from ..core.sites import user_site
 from ..core.tensor import Tensor, Variable, convert_to_tensor, scalar
 from ..ops import shape as _shape_ops
 from ..ops.math import add, identity
 from ..ops.shape import unbroadcast
+from . import explain as _explain
+from . import memory as _memory
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -82,6 +85,10 @@ class GradientTape:
         self._released = False
         self._active = False        # recording now (on its thread's stack, or paused)
         self._stack = None          # the stack of the thread that entered the context
+        self._notes = []            # (kind, name, input ids, user site): paths cut, for explain
+        self._exit_site = None      # the user's line where recording ended
+        self._enter_site = None     # the user's line that opened the context
+        self._layer_spans = []      # (first record, end, layer name): layers/base.py
 
     # -- recording ----------------------------------------------------------
     @property
@@ -94,10 +101,15 @@ class GradientTape:
                              "entered twice.")
         self._stack = _record.push(self)
         self._active = True
+        self._enter_site = user_site()
+        if _memory._large:
+            _memory.check_outliving(self)
         return self
 
     def __exit__(self, *exc_info):
         self._pop()
+        self._exit_site = user_site()
+        _memory.watch_persistent(self)
         return False
 
     def _pop(self):
@@ -137,6 +149,7 @@ class GradientTape:
         if not self._is_recording:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
         position = self._pop()
+        self._notes.append(("pause", "stop_recording", (), user_site()))
         try:
             yield
         finally:
@@ -150,11 +163,36 @@ class GradientTape:
         self._tracked = set()
         self._watched = {}
         self._released = False
+        self._notes = []
+        self._layer_spans = []
 
     def watched_variables(self):
         """The Variables this tape watches, in order of creation."""
         found = [t for t in self._watched.values() if isinstance(t, Variable)]
         return tuple(sorted(found, key=lambda v: v._uid))
+
+    # -- debugging ----------------------------------------------------------
+    def explain(self, target, source):
+        """Why the gradient of `target` with respect to `source` is what it is.
+
+        Not in TF. Returns an `Explanation` (autodiff/explain.py): `str()` is a
+        short paragraph naming the cause and the user's line (a source never
+        watched, an integer dtype, `trainable=False`, a value that left the tape
+        through `.numpy()` or NumPy, `stop_gradient` or an op with no gradient,
+        a target computed after the context closed or under `stop_recording`,
+        no path at all); for a connected source, the chain of ops. Ask before
+        `gradient` on a non-persistent tape, which drops its records there.
+        """
+        return _explain.explain(self, target, source)
+
+    def memory_report(self):
+        """What this tape holds alive: records and bytes per op and per layer.
+
+        Not in TF. Returns a `MemoryReport` (autodiff/memory.py) whose `str()`
+        is a table; its totals count each array once, however many records
+        share it.
+        """
+        return _memory.report(self)
 
     # -- gradients ----------------------------------------------------------
     def _check_usable(self):

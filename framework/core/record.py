@@ -8,9 +8,11 @@ import contextlib
 import operator
 import threading
 
+from .sites import user_site
 from .tensor import Variable
 
-__all__ = ["record", "paused", "push", "pop", "insert", "current_tapes"]
+__all__ = ["record", "note_cut", "note_escape", "paused", "push", "pop", "insert",
+           "current_tapes"]
 
 # Every tape recording now, in any thread, in the order pushed. Ops test this
 # list before doing any tape work, so an op run while no thread records pays
@@ -95,7 +97,8 @@ _new_record = tuple.__new__
 def record(op, inputs, out, attrs):
     """Put `op` on every tape recording in the calling thread that tracks one of `inputs`."""
     if out._value.dtype.kind not in "fc":
-        return  # integer and boolean results carry no gradient
+        note_cut(op, inputs)  # integer and boolean results carry no gradient
+        return
     rec = None
     for tape in _local.tapes:
         tracked = tape._tracked
@@ -112,6 +115,34 @@ def record(op, inputs, out, attrs):
                 rec = _new_record(_Record, (op, inputs, out, attrs))
             tracked.add(id(out))
             tape._records.append(rec)
+
+
+def _note(kind, name, inputs):
+    """Leave a note of a path cut at the user's line on every tape of the calling
+    thread that tracks one of `inputs`, for `GradientTape.explain`. Rare: only
+    ops that carry no gradient and values leaving the tape take this path."""
+    site = None
+    for tape in _local.tapes:
+        tracked = tape._tracked
+        for t in inputs:
+            if id(t) in tracked:
+                if site is None:
+                    site = user_site()
+                tape._notes.append((kind, name, tuple(id(x) for x in inputs), site))
+                break
+
+
+def note_cut(op, inputs):
+    """`op` ran on a tracked input but carries no gradient (stop_gradient, argmax,
+    a comparison, an integer result): a gradient path ends here."""
+    _note("cut", op.name, inputs)
+
+
+def note_escape(tensor, how):
+    """A tracked `tensor` left the tape as a NumPy value or Python number (`how`:
+    '.numpy()', 'np.asarray', 'float()', ...): what is computed from it is not recorded."""
+    if _local.tapes:
+        _note("escape", how, (tensor,))
 
 
 @contextlib.contextmanager
