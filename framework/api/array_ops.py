@@ -17,7 +17,7 @@ from ..core.tensor import Tensor, as_tensor, convert_to_tensor
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "cast",
            "identity", "stop_gradient", "ones", "zeros", "ones_like", "zeros_like", "fill",
            "range", "shape", "size", "rank", "concat", "stack", "unstack", "split", "tile",
-           "pad", "eye", "linspace", "reverse", "roll"]
+           "pad", "eye", "linspace", "reverse", "roll", "repeat", "meshgrid"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -443,3 +443,42 @@ def roll(input, shift, axis, name=None):  # noqa: A002
         if n and s % n:
             x = _s.gather(x, Tensor((np.arange(n) - s) % n), axis=a)
     return x
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Repeat each entry along `axis` (flattened first when None) `repeats` times
+    (an int, or one count per entry), as tf.repeat. Differentiable."""
+    x = as_tensor(input)
+    if axis is None:
+        x, axis = _s.reshape(x, shape=(x._value.size,)), 0
+    axis = _axis(axis, x._value.ndim, "repeat")
+    counts = np.asarray(as_tensor(repeats)._value)
+    n = x._value.shape[axis]
+    if counts.dtype.kind not in "iu" or counts.ndim > 1 or (counts.ndim and counts.size not in (
+            1, n)) or (counts < 0).any():
+        raise InvalidArgumentError(f"repeat: repeats must be a non-negative int or a list of "
+                                   f"1 or {n} of them (axis {axis} of shape "
+                                   f"{list(x._value.shape)}), got {counts.tolist()}.")
+    return _s.gather(x, Tensor(np.repeat(np.arange(n), counts.reshape(-1))), axis=axis)
+
+
+def meshgrid(*args, **kwargs):
+    """N-D coordinate grids from N 1-D tensors, as tf.meshgrid: `indexing="xy"`
+    (default, Cartesian: the first two axes swapped) or "ij" (matrix)."""
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs or indexing not in ("xy", "ij"):
+        raise TypeError(f"meshgrid: unexpected arguments {sorted(kwargs)} or indexing "
+                        f"{indexing!r} (expected 'xy' or 'ij').")
+    xs = [reshape(a, [-1]) for a in args]
+    sizes = [x._value.shape[0] for x in xs]
+    order = list(builtins.range(len(xs)))
+    if indexing == "xy" and len(xs) > 1:
+        order[0], order[1] = 1, 0
+    full = tuple(sizes[k] for k in order)
+    grids = []
+    for i, x in enumerate(xs):
+        at = order.index(i)
+        shaped = _s.reshape(x, shape=(1,) * at + (sizes[i],) + (1,) * (len(xs) - at - 1))
+        grids.append(_s.broadcast_to(shaped, shape=full))
+    return grids

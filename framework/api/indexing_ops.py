@@ -1,21 +1,24 @@
 """indexing_ops.py is the public API for picking elements out of tensors:
-`tensor[...]`, tf.gather, gather_nd, boolean_mask, one_hot, the segment and
-scatter ops and sort. The primitives (getitem, gather, scatter_add) and their
-VJPs live in ops/shape.py; this module checks indices and names errors."""
+`tensor[...]`, tf.slice, strided_slice, gather, gather_nd, boolean_mask,
+one_hot, the segment ops, sort, searchsorted and unique. The primitives
+(getitem, gather, scatter_add) and their VJPs live in ops/shape.py; this
+module checks indices and names errors. Writing at indices is scatter_ops.py."""
 
 import builtins
 
 import numpy as np
 
-from ..core import dtypes
-from .array_ops import _axis
-from ..core.errors import InvalidArgumentError
-from ..ops import math as _m
-from ..ops import shape as _s
-from ..core.tensor import Tensor, as_tensor, convert_to_tensor
+import collections
 
-__all__ = ["getitem", "gather", "gather_nd", "boolean_mask", "one_hot", "unsorted_segment_sum",
-           "tensor_scatter_nd_add", "tensor_scatter_nd_update", "sort", "argsort"]
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, as_tensor
+from ..ops import shape as _s
+from .array_ops import _axis, _shape_tuple
+
+__all__ = ["getitem", "slice", "strided_slice", "gather", "gather_nd", "boolean_mask", "one_hot",
+           "unsorted_segment_sum", "dynamic_partition", "sort", "argsort", "searchsorted",
+           "unique", "unique_with_counts", "sequence_mask"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -26,8 +29,8 @@ _INDEX_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis 
 
 def _index_part(k):
     """One entry of a `tensor[...]` key in NumPy's terms (bool masks as nonzero arrays)."""
-    if isinstance(k, slice):
-        return slice(*[None if v is None else int(v.__index__()) for v in
+    if isinstance(k, builtins.slice):
+        return builtins.slice(*[None if v is None else int(v.__index__()) for v in
                        (k.start, k.stop, k.step)])
     if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)):
         return (np.asarray(k),) if isinstance(k, (bool, np.bool_)) else (k,)
@@ -56,12 +59,85 @@ def getitem(x, key):
     parts = []
     for k in key if isinstance(key, tuple) else (key,):
         part = _index_part(k)
-        parts.extend([part] if isinstance(part, slice) else part)
+        parts.extend([part] if isinstance(part, builtins.slice) else part)
     try:
         return _s.getitem(x, key=tuple(parts))
     except IndexError as error:
         raise InvalidArgumentError(f"Index {key!r} is out of range for a tensor of shape "
                                    f"{list(x._value.shape)}: {error} [Op:StridedSlice]") from None
+
+
+def _bits(mask, n):
+    return [bool(int(mask) >> i & 1) for i in builtins.range(n)]
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """`input_[begin:end:strides]` spelled as TF's StridedSlice: bit i of a mask
+    applies to entry i of `begin`/`end`/`strides` (begin_mask/end_mask: that bound
+    is open; ellipsis_mask: the entry is `...`; new_axis_mask: `tf.newaxis`;
+    shrink_axis_mask: the entry is the int `begin[i]`). Differentiable.
+
+    Raises:
+        InvalidArgumentError: if begin, end and strides differ in length, a stride
+            is 0, or a shrunk index is out of range.
+    """
+    b, e = _shape_tuple(begin, "strided_slice"), _shape_tuple(end, "strided_slice")
+    st = (1,) * len(b) if strides is None else _shape_tuple(strides, "strided_slice")
+    if not len(b) == len(e) == len(st):
+        raise InvalidArgumentError(f"Expected begin, end, and strides to be 1D equal size "
+                                   f"tensors, but got shapes [{len(b)}], [{len(e)}], and "
+                                   f"[{len(st)}] instead. [Op:StridedSlice]")
+    if 0 in st:
+        raise InvalidArgumentError(f"strides[{st.index(0)}] must be non-zero "
+                                   "[Op:StridedSlice]")
+    n = len(b)
+    masks = zip(_bits(begin_mask, n), _bits(end_mask, n), _bits(ellipsis_mask, n),
+                _bits(new_axis_mask, n), _bits(shrink_axis_mask, n))
+    key = []
+    for i, (open_begin, open_end, ellipsis, new_axis, shrink) in enumerate(masks):
+        if ellipsis:
+            key.append(Ellipsis)
+        elif new_axis:
+            key.append(None)
+        elif shrink:
+            key.append(b[i])
+        else:
+            key.append(builtins.slice(None if open_begin else b[i], None if open_end else e[i],
+                                      st[i]))
+    return getitem(input_, tuple(key))
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
+    """The block of `input_` starting at `begin` with `size` entries per axis
+    (-1: all the rest), as tf.slice. Differentiable.
+
+    >>> tf.slice(tf.constant([0, 1, 2, 3, 4]), begin=[1], size=[3]).numpy()
+    array([1, 2, 3], dtype=int32)
+
+    Raises:
+        InvalidArgumentError: if begin or size do not match the rank, or the block
+            does not fit in the tensor (the message names the axis and the range).
+    """
+    x = as_tensor(input_)
+    shape = x._value.shape
+    b, sz = _shape_tuple(begin, "slice"), _shape_tuple(size, "slice")
+    if len(b) != len(shape) or len(sz) != len(shape):
+        raise InvalidArgumentError(f"Expected begin and size arguments to be 1-D tensors of "
+                                   f"size {len(shape)}, but got shapes [{len(b)}] and "
+                                   f"[{len(sz)}] instead. [Op:Slice]")
+    key = []
+    for i, (d, start, count) in enumerate(zip(shape, b, sz)):
+        if not 0 <= start <= d:
+            raise InvalidArgumentError(f"Expected begin[{i}] in [0, {d}], but got {start} "
+                                       f"(input shape {list(shape)}) [Op:Slice]")
+        count = d - start if count == -1 else count
+        if not 0 <= count <= d - start:
+            raise InvalidArgumentError(f"Expected size[{i}] in [0, {d - start}], but got "
+                                       f"{count} (input shape {list(shape)}, begin "
+                                       f"{list(b)}) [Op:Slice]")
+        key.append(builtins.slice(start, start + count))
+    return _s.getitem(x, key=tuple(key))
 
 
 def _check_int_indices(indices, op_name, attr="Tindices"):
@@ -245,52 +321,6 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return _s.scatter_add(x, ids, axis=0, size=n)
 
 
-def _scatter_nd_parts(tensor, indices, updates, op_name):
-    x = as_tensor(tensor)
-    idx = _check_int_indices(indices, op_name)._value
-    u = convert_to_tensor(updates, dtype_hint=x._value.dtype) if not isinstance(
-        updates, Tensor) else updates
-    k, xs = idx.shape[-1] if idx.ndim else 0, x._value.shape
-    want = idx.shape[:-1] + xs[k:]
-    if idx.ndim < 1 or k > len(xs) or u._value.shape != want:
-        raise InvalidArgumentError(f"{op_name}: updates shape {list(u._value.shape)} must be "
-                                   f"indices.shape[:-1] + tensor.shape[{k}:] = {list(want)} "
-                                   f"(tensor {list(xs)}, indices {list(idx.shape)})")
-    bad = ((idx < 0) | (idx >= np.asarray(xs[:k], np.int64))).any(axis=-1)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidArgumentError(f"indices{list(where)} = {idx[where].tolist()} does not "
-                                   f"index into shape {list(xs)} [Op:{op_name}]")
-    lin = np.ravel_multi_index(tuple(np.moveaxis(idx.reshape(-1, k), -1, 0)), xs[:k]) \
-        if k else np.zeros(idx.size, np.int64)
-    rows = _s.reshape(u, shape=(lin.size,) + xs[k:])
-    cells = int(np.prod(xs[:k], dtype=np.int64))
-    return x, lin, rows, cells
-
-
-def tensor_scatter_nd_add(tensor, indices, updates, name=None):
-    """`tensor` with `updates` added at the index vectors `indices` (repeats add up)."""
-    x, lin, rows, cells = _scatter_nd_parts(tensor, indices, updates, "TensorScatterAdd")
-    added = _s.scatter_add(rows, Tensor(lin), axis=0, size=cells)
-    return _m.add(x, _s.reshape(added, shape=x._value.shape))
-
-
-def tensor_scatter_nd_update(tensor, indices, updates, name=None):
-    """`tensor` with the entries at `indices` replaced by `updates` (for a repeated
-    index the last update wins; TF leaves that order unspecified)."""
-    x, lin, rows, cells = _scatter_nd_parts(tensor, indices, updates, "TensorScatterUpdate")
-    _, last = np.unique(lin[::-1], return_index=True)
-    keep = lin.size - 1 - last
-    chosen = _s.gather(rows, Tensor(keep), axis=0)
-    placed = _s.reshape(_s.scatter_add(chosen, Tensor(lin[keep]), axis=0, size=cells),
-                        shape=x._value.shape)
-    untouched = np.ones(cells, x._value.dtype)
-    untouched[lin] = 0
-    untouched = untouched.reshape(x._value.shape[:len(x._value.shape) - rows._value.ndim + 1]
-                                  + (1,) * (rows._value.ndim - 1))
-    return _m.add(_m.multiply(x, Tensor(untouched)), placed)
-
-
 def _order(values, axis, direction, op_name):
     x = as_tensor(values)
     if direction not in ("ASCENDING", "DESCENDING"):
@@ -314,3 +344,99 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     key = list(np.indices(order.shape, sparse=True))
     key[axis] = order
     return _s.getitem(x, key=tuple(key))
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """Split `data` into `num_partitions` tensors by the partition index of each
+    slice, as tf.dynamic_partition; slices keep their order. Differentiable.
+
+    Raises:
+        InvalidArgumentError: if `partitions`' shape does not start `data`'s, or an
+            index is outside [0, num_partitions).
+    """
+    x = as_tensor(data)
+    parts = _check_int_indices(partitions, "DynamicPartition")._value
+    n = int(num_partitions)
+    xs = x._value.shape
+    if xs[:parts.ndim] != parts.shape:
+        raise InvalidArgumentError(f"data.shape must start with partitions.shape, got data."
+                                   f"shape = {list(xs)}, partitions.shape = "
+                                   f"{list(parts.shape)} [Op:DynamicPartition]")
+    _check_range(parts, n, "DynamicPartition")
+    flat = _s.reshape(x, shape=(parts.size,) + xs[parts.ndim:])
+    ids = parts.reshape(-1)
+    return [_s.gather(flat, Tensor(np.flatnonzero(ids == i)), axis=0)
+            for i in builtins.range(n)]
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
+    """Where each of `values` would go in the innermost axis of `sorted_sequence`
+    to keep it sorted, as tf.searchsorted (`side` 'left' or 'right'). Leading axes
+    of both must match. Not differentiable.
+
+    Raises:
+        ValueError: for another `side`.
+        InvalidArgumentError: if the leading axes differ.
+    """
+    seq, vals = as_tensor(sorted_sequence)._value, as_tensor(values)._value
+    if side not in ("left", "right"):
+        raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: "
+                         f"`side` = '{side}'.")
+    if seq.ndim < 1 or seq.shape[:-1] != vals.shape[:-1]:
+        raise InvalidArgumentError(f"Leading dim_size of both tensors must match, got "
+                                   f"sorted_sequence shape {list(seq.shape)} and values shape "
+                                   f"{list(vals.shape)} [Op:LowerBound]")
+    rows_seq = seq.reshape(-1, seq.shape[-1])
+    rows_val = vals.reshape(-1, vals.shape[-1]) if vals.ndim else vals.reshape(1, 1)
+    out = np.empty(rows_val.shape, np.int64)
+    for r in builtins.range(rows_seq.shape[0]):
+        out[r] = np.searchsorted(rows_seq[r], rows_val[r], side=side)
+    return Tensor(out.reshape(vals.shape).astype(dtypes.as_dtype(out_type)._np))
+
+
+Unique = collections.namedtuple("Unique", ["y", "idx"])
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+
+
+def _unique(x, out_type, op_name):
+    x = as_tensor(x)
+    v = x._value
+    if v.ndim != 1:
+        raise InvalidArgumentError(f"unique expects a 1D vector, got shape {list(v.shape)} "
+                                   f"[Op:{op_name}]")
+    values, first, inverse, counts = np.unique(v, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    order = np.argsort(first, kind="stable")  # TF keeps the order of first appearance
+    rank = np.argsort(order, kind="stable")
+    out = dtypes.as_dtype(out_type)._np
+    return (Tensor(values[order]), Tensor(rank[inverse.reshape(-1)].astype(out)),
+            Tensor(counts[order].astype(out)))
+
+
+def unique(x, out_type=dtypes.int32, name=None):
+    """The distinct values of the 1-D `x` in order of first appearance, and for
+    each entry of `x` the index of its value, as tf.unique: `Unique(y, idx)`."""
+    y, idx, _ = _unique(x, out_type, "Unique")
+    return Unique(y, idx)
+
+
+def unique_with_counts(x, out_type=dtypes.int32, name=None):
+    """As `unique`, plus how often each distinct value occurs: `UniqueWithCounts(y,
+    idx, count)`, as tf.unique_with_counts."""
+    return UniqueWithCounts(*_unique(x, out_type, "UniqueWithCounts"))
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """`mask[..., j] = j < lengths[...]`, of `maxlen` columns (default max(lengths)),
+    as tf.sequence_mask.
+
+    Raises:
+        InvalidArgumentError: for non-integer lengths or a negative maxlen.
+    """
+    n = _check_int_indices(lengths, "SequenceMask", attr="T")._value
+    width = (int(n.max()) if n.size else 0) if maxlen is None else int(as_tensor(maxlen))
+    if width < 0:
+        raise InvalidArgumentError(f"maxlen must be non-negative, got {width} "
+                                   "[Op:SequenceMask]")
+    mask = n[..., None] > np.arange(width)
+    return Tensor(mask.astype(dtypes.as_dtype(dtype)._np))

@@ -1,6 +1,8 @@
-"""Indexing ops: tensor[...] slicing, gather, gather_nd, boolean_mask, one_hot,
-unsorted_segment_sum, tensor_scatter_nd_*, sort/argsort. Values against NumPy,
-gradients by gradcheck (repeated indices must accumulate), TF's errors."""
+"""Indexing ops: tensor[...] slicing, tf.slice, strided_slice, gather, gather_nd,
+boolean_mask, one_hot, unsorted_segment_sum, dynamic_partition, scatter_nd and
+tensor_scatter_nd_*, sort/argsort, searchsorted, unique, sequence_mask. Values
+against NumPy and TF's documented examples, gradients by gradcheck (repeated
+indices must accumulate; size-0 shapes too), TF's errors."""
 
 import numpy as np
 import pytest
@@ -42,6 +44,26 @@ GRADCHECK_CASES = [
     Case("tensor_scatter_nd_update", lambda x, u: tf.tensor_scatter_nd_update(
         x, [[0, 1], [2, 0]], u) ** 2, _r(3, 2), _r(2)),
     Case("sort", lambda x: tf.sort(x, direction="DESCENDING") * x, _r(2, 4)),
+    Case("slice", lambda x: tf.slice(x, [1, 0], [-1, 2]) ** 2, _r(3, 3)),
+    Case("slice_empty", lambda x: tf.slice(x, [1, 0], [0, 2]) ** 2, _r(3, 3)),
+    Case("strided_slice", lambda x: tf.strided_slice(x, [2, 0, 1], [0, 0, 3], [-1, 1, 1],
+                                                     end_mask=2, shrink_axis_mask=4) ** 2,
+         _r(3, 2, 3)),
+    Case("strided_slice_ellipsis_newaxis", lambda x: tf.strided_slice(
+        x, [0, 0, 1], [0, 0, 2], ellipsis_mask=1, new_axis_mask=2) ** 2, _r(2, 3)),
+    Case("scatter_nd", lambda u: tf.scatter_nd([[1], [3], [1]], u, [4, 2]) ** 2, _r(3, 2)),
+    Case("scatter_nd_empty", lambda u: tf.scatter_nd(np.zeros((0, 1), int), u, [3]) + 1.0,
+         _r(0)),
+    Case("tensor_scatter_nd_sub", lambda x, u: tf.tensor_scatter_nd_sub(x, [[0, 1], [0, 1]], u)
+         ** 2, _r(2, 2), _r(2)),
+    Case("tensor_scatter_nd_max", lambda x, u: tf.tensor_scatter_nd_max(x, [[2], [0], [2]], u)
+         ** 2, _r(3, 2), _r(3, 2)),
+    Case("tensor_scatter_nd_min", lambda x, u: tf.tensor_scatter_nd_min(x, [[1, 0], [0, 1]], u)
+         * x, _r(2, 2), _r(2)),
+    Case("tensor_scatter_nd_min_empty", lambda x, u: tf.tensor_scatter_nd_min(
+        x, np.zeros((0, 1), int), u) ** 2, _r(2, 0), _r(0, 0)),
+    Case("dynamic_partition", lambda x: tf.dynamic_partition(x, [1, 0, 1], 3)[1] ** 2
+         + tf.reduce_sum(tf.dynamic_partition(x, [1, 0, 1], 3)[2]), _r(3, 2)),
 ]
 
 
@@ -168,6 +190,85 @@ def test_tensor_scatter_nd_values():
     np.testing.assert_array_equal(got, [[1, 5], [6, 1]])
 
 
+def test_slice_and_strided_slice_values():
+    # The tensor slicing guide and TF's API pages (tf.slice, tf.strided_slice).
+    t1 = tf.constant([0, 1, 2, 3, 4, 5, 6, 7])
+    np.testing.assert_array_equal(tf.slice(t1, begin=[1], size=[3]).numpy(), [1, 2, 3])
+    t = tf.constant([[[1, 1, 1], [2, 2, 2]], [[3, 3, 3], [4, 4, 4]], [[5, 5, 5], [6, 6, 6]]])
+    np.testing.assert_array_equal(tf.slice(t, [1, 0, 0], [1, 1, 3]).numpy(), [[[3, 3, 3]]])
+    np.testing.assert_array_equal(tf.slice(t, [1, 0, 0], [1, 2, 3]).numpy(),
+                                  [[[3, 3, 3], [4, 4, 4]]])
+    np.testing.assert_array_equal(tf.slice(t, [1, 0, 0], [2, 1, 3]).numpy(),
+                                  [[[3, 3, 3]], [[5, 5, 5]]])
+    np.testing.assert_array_equal(tf.strided_slice(t, [1, 0, 0], [2, 1, 3], [1, 1, 1]).numpy(),
+                                  [[[3, 3, 3]]])
+    np.testing.assert_array_equal(tf.strided_slice(t, [1, -1, 0], [2, -3, 3], [1, -1, 1])
+                                  .numpy(), [[[4, 4, 4], [3, 3, 3]]])
+    a = np.arange(24).reshape(2, 3, 4)
+    got = tf.strided_slice(a, [1, 0, 3], [0, 0, 0], [1, 1, -2], begin_mask=2, end_mask=6,
+                           shrink_axis_mask=1)
+    np.testing.assert_array_equal(got.numpy(), a[1, :, 3::-2])
+    got = tf.strided_slice(a, [0, 1], [0, 2], new_axis_mask=1, ellipsis_mask=0,
+                           begin_mask=1, end_mask=1)
+    np.testing.assert_array_equal(got.numpy(), a[None, 1:2])
+
+
+def test_scatter_nd_values():
+    # The tensor slicing guide's examples.
+    got = tf.scatter_nd(indices=tf.constant([[1], [3], [5], [7], [9]]),
+                        updates=tf.constant([2, 4, 6, 8, 10]), shape=tf.constant([10]))
+    np.testing.assert_array_equal(got.numpy(), [0, 2, 0, 4, 0, 6, 0, 8, 0, 10])
+    assert got.dtype == tf.int32
+    t11 = tf.constant([[2, 7, 0], [9, 0, 1], [0, 3, 8]])
+    got = tf.tensor_scatter_nd_sub(t11, indices=[[0, 0], [0, 1], [1, 0], [1, 1], [1, 2],
+                                                 [2, 1], [2, 2]], updates=[1, 7, 9, -1, 1, 3, 7])
+    np.testing.assert_array_equal(got.numpy(), np.eye(3))
+    t14 = tf.constant([[-2, -7, 0], [-9, 0, 1], [0, -3, -8]])
+    got = tf.tensor_scatter_nd_min(t14, indices=[[0, 2], [1, 1], [2, 0]], updates=[-6, -5, -4])
+    np.testing.assert_array_equal(got.numpy(), [[-2, -7, -6], [-9, -5, 1], [-4, -3, -8]])
+    got = tf.tensor_scatter_nd_max(t14, indices=[[0, 2], [1, 1], [2, 0]], updates=[6, 5, 4])
+    np.testing.assert_array_equal(got.numpy(), [[-2, -7, 6], [-9, 5, 1], [4, -3, -8]])
+    # Repeated indices: scatter_nd sums, max takes the largest of all.
+    np.testing.assert_array_equal(tf.scatter_nd([[0], [0]], [1.0, 2.0], [2]).numpy(), [3, 0])
+    np.testing.assert_array_equal(tf.tensor_scatter_nd_max([0, 0], [[1], [1]], [3, 5]).numpy(),
+                                  [0, 5])
+
+
+def test_scatter_max_gradient_splits_ties():
+    x = tf.constant([1.0, 2.0])
+    u = tf.constant([2.0, 0.5])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, u])
+        y = tf.reduce_sum(tf.tensor_scatter_nd_max(x, [[1], [0]], u) * [10.0, 100.0])
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [10.0, 50.0])
+    np.testing.assert_array_equal(tape.gradient(y, u).numpy(), [50.0, 0.0])
+
+
+def test_dynamic_partition_searchsorted_unique_sequence_mask():
+    parts = tf.dynamic_partition([10, 20, 30, 40, 50], [0, 0, 1, 1, 0], 2)
+    np.testing.assert_array_equal(parts[0].numpy(), [10, 20, 50])
+    np.testing.assert_array_equal(parts[1].numpy(), [30, 40])
+    got = tf.searchsorted([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]], [[2, 4, 9], [0, 2, 6]])
+    np.testing.assert_array_equal(got.numpy(), [[1, 2, 2], [0, 1, 5]])
+    got = tf.searchsorted([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]], [[2, 4, 9], [0, 2, 6]],
+                          side="right", out_type=tf.int64)
+    assert got.dtype == tf.int64
+    np.testing.assert_array_equal(got.numpy(), [[1, 2, 4], [0, 2, 5]])
+    y, idx = tf.unique([1, 1, 2, 4, 4, 4, 7, 8, 8])
+    np.testing.assert_array_equal(y.numpy(), [1, 2, 4, 7, 8])
+    np.testing.assert_array_equal(idx.numpy(), [0, 0, 1, 2, 2, 2, 3, 4, 4])
+    out = tf.unique_with_counts([5, 3, 5, 1])
+    np.testing.assert_array_equal(out.y.numpy(), [5, 3, 1])
+    np.testing.assert_array_equal(out.idx.numpy(), [0, 1, 0, 2])
+    np.testing.assert_array_equal(out.count.numpy(), [2, 1, 1])
+    mask = tf.sequence_mask([1, 3, 2], 5)
+    assert mask.dtype == tf.bool
+    np.testing.assert_array_equal(mask.numpy(), [[1, 0, 0, 0, 0], [1, 1, 1, 0, 0],
+                                                 [1, 1, 0, 0, 0]])
+    np.testing.assert_array_equal(tf.sequence_mask([[1, 3], [2, 0]]).numpy(),
+                                  [[[1, 0, 0], [1, 1, 1]], [[1, 1, 0], [0, 0, 0]]])
+
+
 def test_sort_argsort():
     a = np.array([[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]])
     np.testing.assert_array_equal(tf.sort(a).numpy(), np.sort(a))
@@ -196,6 +297,18 @@ def test_sort_argsort():
     (lambda: tf.constant([1.0, 2.0])[5], r"out of range for a tensor of shape \[2\]: index 5"),
     (lambda: tf.constant([1.0, 2.0])[[0, 3]], "out of bounds"),
     (lambda: tf.tensor_scatter_nd_add(np.zeros(3), [[3]], [1.0]), "does not index into"),
+    (lambda: tf.scatter_nd([[0]], [1.0, 2.0], [3]), r"updates shape \[2\] must be"),
+    (lambda: tf.tensor_scatter_nd_max(np.zeros(3), [[0]], np.ones(1, np.int32)),
+     "updates of dtype int32 do not match the tensor's dtype float64"),
+    (lambda: tf.slice(np.zeros((2, 3)), [0, 2], [1, 2]), r"Expected size\[1\] in \[0, 1\]"),
+    (lambda: tf.slice(np.zeros((2, 3)), [3, 0], [1, 2]), r"Expected begin\[0\] in \[0, 2\]"),
+    (lambda: tf.slice(np.zeros((2, 3)), [0], [1]), "size 2"),
+    (lambda: tf.strided_slice(np.zeros(3), [0], [2], [0]), "must be non-zero"),
+    (lambda: tf.strided_slice(np.zeros(3), [0], [2, 3]), "equal size"),
+    (lambda: tf.strided_slice(np.zeros(3), [5], [6], shrink_axis_mask=1), "out of range"),
+    (lambda: tf.dynamic_partition(np.zeros(3), [0, 2, 1], 2), r"indices\[1\] = 2 is not in"),
+    (lambda: tf.searchsorted([[1, 2]], [1, 2]), "Leading dim_size"),
+    (lambda: tf.unique(np.zeros((2, 2))), "1D vector"),
 ])
 def test_bad_input(fn, match):
     with pytest.raises(InvalidArgumentError, match=match):

@@ -1,5 +1,5 @@
 """Shape ops: reshape, transpose, expand_dims, squeeze, concat, stack, unstack,
-split, tile, pad, broadcast_to, reverse, roll and the tensor creators; values
+split, tile, pad, broadcast_to, reverse, roll, repeat, meshgrid and the tensor creators; values
 against NumPy, gradients by gradcheck, and TF's errors for bad input."""
 
 import numpy as np
@@ -35,6 +35,12 @@ GRADCHECK_CASES = [
     Case("pad_symmetric", lambda x: tf.pad(x, [[2, 2]], "SYMMETRIC") ** 2, _r(3)),
     Case("reverse", lambda x: tf.reverse(x, [0, -1]) * x, _r(2, 3)),
     Case("roll", lambda x: tf.roll(x, [1, -1], [0, 1]) * x, _r(3, 3)),
+    Case("repeat", lambda x: tf.repeat(x, [2, 0, 1], axis=1) ** 2, _r(2, 3)),
+    Case("repeat_flat", lambda x: tf.repeat(x, 2) ** 2, _r(2, 2)),
+    Case("repeat_empty", lambda x: tf.repeat(x, 3, axis=0) ** 2, _r(0, 2)),
+    Case("meshgrid", lambda x, y: tf.meshgrid(x, y)[0] * tf.meshgrid(x, y)[1], _r(3), _r(2)),
+    Case("meshgrid_ij", lambda x, y: tf.meshgrid(x, y, x, indexing="ij")[2] ** 2
+         * tf.meshgrid(x, y, x, indexing="ij")[1], _r(2), _r(0)),
 ]
 
 
@@ -101,6 +107,26 @@ def test_tile_pad_reverse_roll_values():
     np.testing.assert_array_equal(tf.roll(x, [1, 2], [0, 0]).numpy(), np.roll(x, 3, 0))
 
 
+def test_repeat_meshgrid_values():
+    # TF's API pages (tf.repeat, tf.meshgrid).
+    np.testing.assert_array_equal(tf.repeat([1, 2, 3], repeats=[3, 1, 2], axis=0).numpy(),
+                                  [1, 1, 1, 2, 3, 3])
+    np.testing.assert_array_equal(tf.repeat([[1, 2], [3, 4]], repeats=[2, 3], axis=0).numpy(),
+                                  [[1, 2], [1, 2], [3, 4], [3, 4], [3, 4]])
+    np.testing.assert_array_equal(tf.repeat([[1, 2], [3, 4]], repeats=[2, 3], axis=1).numpy(),
+                                  [[1, 1, 2, 2, 2], [3, 3, 4, 4, 4]])
+    np.testing.assert_array_equal(tf.repeat(3, repeats=4).numpy(), [3, 3, 3, 3])
+    np.testing.assert_array_equal(tf.repeat([[1, 2], [3, 4]], repeats=2).numpy(),
+                                  [1, 1, 2, 2, 3, 3, 4, 4])
+    x, y = tf.meshgrid([1, 2, 3], [4, 5, 6])
+    np.testing.assert_array_equal(x.numpy(), [[1, 2, 3]] * 3)
+    np.testing.assert_array_equal(y.numpy(), [[4, 4, 4], [5, 5, 5], [6, 6, 6]])
+    for indexing in ("xy", "ij"):
+        for got, want in zip(tf.meshgrid([1, 2], [3, 4, 5], [6], indexing=indexing),
+                             np.meshgrid([1, 2], [3, 4, 5], [6], indexing=indexing)):
+            np.testing.assert_array_equal(got.numpy(), want)
+
+
 def test_pad_gradient_of_reflect_counts_mirrored_entries():
     x = tf.constant([1.0, 2.0, 3.0])
     with tf.GradientTape() as tape:
@@ -153,6 +179,8 @@ def test_creators():
     (lambda: tf.broadcast_to(np.zeros(3), [2, 2]), r"broadcast shape \[3\] to \[2, 2\]"),
     (lambda: tf.reverse(np.zeros(3), [1]), "invalid axis 1"),
     (lambda: tf.roll(np.zeros(3), [1, 2], [0]), "same size"),
+    (lambda: tf.repeat(np.zeros((2, 3)), [1, 2], axis=1), r"list of 1 or 3 of them"),
+    (lambda: tf.repeat(np.zeros(3), -1), "non-negative"),
 ])
 def test_bad_input(fn, match):
     with pytest.raises(InvalidArgumentError, match=match):
