@@ -77,6 +77,9 @@ _LAZY = {
     "glorot_normal_initializer": ("initializers", "glorot_normal_initializer"),
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
+    # issue 15 item 8: tf.device (every op runs on the CPU)
+    "device": ("api.device", "device"),
+    "DeviceSpec": ("api.device", "DeviceSpec"),
 }
 
 
