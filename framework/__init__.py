@@ -75,6 +75,12 @@ _LAZY = {
     "random_normal_initializer": ("initializers", "random_normal_initializer"),
     "glorot_uniform_initializer": ("initializers", "glorot_uniform_initializer"),
     "glorot_normal_initializer": ("initializers", "glorot_normal_initializer"),
+    # issue 22: tf.debugging (assertions, check numerics); TF 2's root assertions
+    "debugging": "debugging",
+    "assert_equal": ("debugging.asserts", "assert_equal"),
+    "assert_greater": ("debugging.asserts", "assert_greater"),
+    "assert_less": ("debugging.asserts", "assert_less"),
+    "assert_rank": ("debugging.asserts", "assert_rank"),
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
     # issue 15 item 8: tf.device (every op runs on the CPU)

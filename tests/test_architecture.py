@@ -29,7 +29,7 @@ RANKS = [
                               "tapeflow.module", "tapeflow.version", "tapeflow.image",
                               "tapeflow.strings", "tapeflow.sparse", "tapeflow.ragged",
                               "tapeflow.signal", "tapeflow.io", "tapeflow.summary",
-                              "tapeflow.train"]),
+                              "tapeflow.train", "tapeflow.debugging"]),
     ("Keras options", ["tapeflow.activations", "tapeflow.initializers",
                        "tapeflow.regularizers", "tapeflow.constraints", "tapeflow.utils"]),
     ("layers, losses, metrics, optimizers", ["tapeflow.layers", "tapeflow.losses",

@@ -4,7 +4,7 @@ by mapping each to the public op it means. Nothing else lives here."""
 from . import array_ops, indexing_ops
 from .. import linalg
 from .. import math as tf_math
-from ..core.errors import InvalidArgumentError
+from ..core.args import shape_error
 from ..core.tensor import Tensor, binary_operands
 from ..ops import math as _m
 
@@ -23,17 +23,15 @@ def _direct(op, tf_name):
         x, y = binary_operands(self, other, tf_name)
         try:
             return op(x, y)
-        except ValueError:
-            raise InvalidArgumentError(f"Incompatible shapes: {list(x._value.shape)} vs. "
-                                       f"{list(y._value.shape)} [Op:{tf_name}]") from None
+        except ValueError as error:
+            raise shape_error(error, x, y, tf_name) from None
 
     def reflected(self, other):
         x, y = binary_operands(other, self, tf_name)
         try:
             return op(x, y)
-        except ValueError:
-            raise InvalidArgumentError(f"Incompatible shapes: {list(x._value.shape)} vs. "
-                                       f"{list(y._value.shape)} [Op:{tf_name}]") from None
+        except ValueError as error:
+            raise shape_error(error, x, y, tf_name) from None
 
     return forward, reflected
 

@@ -375,12 +375,17 @@ class ReduceLROnPlateau(Callback):
 
 
 class TerminateOnNaN(Callback):
-    """Set `model.stop_training` when a batch's loss is NaN or infinite."""
+    """Set `model.stop_training` when a batch's loss is NaN or infinite, and print
+    where the first non-finite value was born: fit replays the batch with numeric
+    checks and names the op, layer and line (training/numerics.py; not in Keras)."""
 
     def on_batch_end(self, batch, logs=None):
         loss = _scalar((logs or {}).get("loss"))
         if loss is not None and not math.isfinite(loss):
             _message(f"Batch {batch}: Invalid loss, terminating training")
+            report = getattr(self.model, "_non_finite_report", None)
+            if report is not None:  # what fit found by replaying the batch (training/numerics.py)
+                _message(str(report))
             self.model.stop_training = True
 
 

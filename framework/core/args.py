@@ -1,7 +1,7 @@
 """args.py: argument checking shared by the public op wrappers, so that bad
 input fails with an InvalidArgumentError naming the op and the shapes."""
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, OpError
 from .tensor import Tensor, binary_operands
 
 
@@ -33,7 +33,15 @@ def apply_binary(op, x, y, tf_name):
     x, y = binary_operands(x, y, tf_name)
     try:
         return op(x, y)
-    except ValueError:
-        xs, ys = x._value.shape, y._value.shape
-        raise InvalidArgumentError(
-            f"Incompatible shapes: {list(xs)} vs. {list(ys)} [Op:{tf_name}]") from None
+    except ValueError as error:
+        raise shape_error(error, x, y, tf_name) from None
+
+
+def shape_error(error, x, y, tf_name):
+    """TF's error for a broadcasting op whose forward raised `error` (NumPy's
+    ValueError for shapes that do not broadcast); an OpError raised inside the op
+    (the NaN check of tf.debugging, a kernel's own) passes through unchanged."""
+    if isinstance(error, OpError):
+        return error
+    return InvalidArgumentError(f"Incompatible shapes: {list(x._value.shape)} vs. "
+                                f"{list(y._value.shape)} [Op:{tf_name}]")

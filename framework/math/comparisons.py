@@ -4,7 +4,7 @@ on a tape)."""
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
+from ..core.args import shape_error
 from ..core.tensor import Tensor, as_tensor, binary_operands
 
 __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -16,9 +16,8 @@ def _compare(np_fn, tf_name):
         x, y = binary_operands(x, y, tf_name)
         try:
             return Tensor(np_fn(x._value, y._value))
-        except ValueError:
-            raise InvalidArgumentError(f"Incompatible shapes: {list(x._value.shape)} vs. "
-                                       f"{list(y._value.shape)} [Op:{tf_name}]") from None
+        except ValueError as error:
+            raise shape_error(error, x, y, tf_name) from None
     apply.__name__ = tf_name
     apply.__doc__ = f"Elementwise {np_fn.__name__} (not differentiable)."
     return apply

@@ -12,6 +12,8 @@ from ..layers.base import Layer, _uniquify
 from ..layers.serialization import register as _register_class
 from ..training import loops
 from ..training.compile_utils import LossContainer, MetricContainer
+from ..training.numerics import is_finite_loss
+from ..training.numerics import replay as replay_non_finite
 from ..training.data_adapter import unpack_x_y_sample_weight
 from .functional import FunctionalGraph
 from .saving import functional_config, functional_from_config, load_weights, save_model, save_weights
@@ -60,6 +62,7 @@ class Model(Layer):
         object.__setattr__(self, "optimizer", None)
         object.__setattr__(self, "compiled", False)
         object.__setattr__(self, "stop_training", False)
+        object.__setattr__(self, "_non_finite_report", None)  # training/numerics.py
         object.__setattr__(self, "history", None)
         object.__setattr__(self, "_loss", None)
         object.__setattr__(self, "_metrics", None)
@@ -229,6 +232,10 @@ class Model(Layer):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+        if not is_finite_loss(loss) and self._non_finite_report is None:
+            # Replayed before the update, while the weights are still as the step found them.
+            object.__setattr__(self, "_non_finite_report",
+                               replay_non_finite(self, x, y, sample_weight))
         variables = self.trainable_variables
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))

@@ -7,9 +7,11 @@ logs into what Keras returns. The math of one step is the model's
 import numpy as np
 
 from .. import random as _random
-from ..callbacks import CallbackList
+from ..callbacks import CallbackList, TerminateOnNaN
 from ..core import nest
 from ..core.tensor import Tensor
+from . import numerics
+from .numerics import is_finite_loss
 from .data_adapter import make_data, train_validation_split, unpack_x_y_sample_weight
 
 __all__ = ["fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch"]
@@ -121,6 +123,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         model._loss.warn_if_probabilities_as_logits(_output_layers(model))
     cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit")
     object.__setattr__(model, "stop_training", False)
+    object.__setattr__(model, "_non_finite_report", None)
     cb.on_train_begin()
     # BackupAndRestore restores a backup in on_train_begin and says where to resume.
     resume_at = model.__dict__.pop("_initial_epoch", None)
@@ -148,10 +151,22 @@ def _train_epoch(model, batches, cb):
     for step, (bx, by, bsw) in enumerate(batches):
         cb.on_train_batch_begin(step)
         step_logs = _flat_logs(model.train_step(_batch_tuple(bx, by, bsw)))
+        if model._non_finite_report is not None or not is_finite_loss(step_logs.get("loss")):
+            _report_non_finite(model, step, (bx, by, bsw), cb)
         cb.on_train_batch_end(step, step_logs)
         if model.stop_training:
             break
     return dict(step_logs)  # a copy: fit adds val_ keys, unseen by on_train_batch_end's logs
+
+
+def _report_non_finite(model, step, batch, cb):
+    """The first non-finite loss of a fit: find its op (training/numerics.py) and show it
+    once, through TerminateOnNaN when the callbacks have one, else as a warning."""
+    report = model._non_finite_report
+    if report is None:  # a custom train_step: replay now, after its update
+        report = model._non_finite_report = numerics.replay(model, *batch, after_update=True)
+    handled = any(isinstance(c, TerminateOnNaN) for c in cb.callbacks)
+    numerics.show(report, step, handled)
 
 
 # -- evaluate ------------------------------------------------------------------------
