@@ -83,6 +83,9 @@ _LAZY = {
     "assert_rank": ("debugging.asserts", "assert_rank"),
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
+    # issue 15 item 8: tf.sparse and tf.ragged
+    "sparse": "sparse",
+    "SparseTensor": ("sparse.sparse_tensor", "SparseTensor"),
     # issue 15 item 8: tf.device (every op runs on the CPU)
     "device": ("api.device", "device"),
     "DeviceSpec": ("api.device", "DeviceSpec"),
