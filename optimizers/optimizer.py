@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from ..autodiff.explain import why_no_gradient
 from ..autodiff.tape import GradientTape
 from ..core.tensor import Tensor, Variable
 
@@ -259,7 +260,7 @@ class Optimizer(SlotsMixin, StateMixin):
         arrays, kept, missing = [], [], []
         for g, v in zip(grads, variables):
             if g is None:
-                missing.append(v.name)
+                missing.append(v)
                 continue
             if type(g) is Tensor:  # the common case, checked inline
                 a, target = g._value, v._value
@@ -271,12 +272,11 @@ class Optimizer(SlotsMixin, StateMixin):
             arrays.append(a)
             kept.append(v)
         if not kept:
-            raise ValueError(f"No gradients provided for any variable: {missing}. Check that "
-                             "the loss depends on the variables.")
+            raise ValueError(f"No gradients provided for any variable: "
+                             f"{[v.name for v in missing]}. Check that the loss depends on the "
+                             f"variables.{_reasons(missing)}")
         if missing:
-            _log.warning("Gradients do not exist for variables %s when minimizing the loss. "
-                         "If using `model.compile()`, did you forget to provide a `loss` "
-                         "argument?", missing)
+            _warn_missing(missing)
         if self.clipnorm:
             arrays = [_util.clip_by_norm(a, self.clipnorm) for a in arrays]
         elif self.global_clipnorm:
@@ -400,3 +400,24 @@ class Optimizer(SlotsMixin, StateMixin):
 
     def __repr__(self):
         return f"<tapeflow.optimizers.{type(self).__name__} name={self.name!r}>"
+
+
+def _reasons(variables):
+    """Why each of `variables` got no gradient, as far as its tape could tell."""
+    lines = [f"\n  {v.name}: {why}" for v in variables
+             for why in [why_no_gradient(v)] if why is not None]
+    return "".join(lines)
+
+
+# Variables already warned of (by uid): Keras warns on every step; once is enough.
+_warned_missing = set()
+
+
+def _warn_missing(variables):
+    new = [v for v in variables if v._uid not in _warned_missing]
+    if not new:
+        return
+    _warned_missing.update(v._uid for v in new)
+    _log.warning("Gradients do not exist for variables %s when minimizing the loss. If "
+                 "using `model.compile()`, did you forget to provide a `loss` argument?%s",
+                 [v.name for v in new], _reasons(new))

@@ -21,7 +21,13 @@ Causes (the `cause` field of an Explanation):
 from ..core.sites import block_end
 from ..core.tensor import Tensor, Variable
 
-__all__ = ["Explanation", "explain"]
+__all__ = ["Explanation", "explain", "remember_unconnected", "why_no_gradient"]
+
+# Variable uid -> (tape's line, Explanation) of its latest None gradient, kept for
+# the optimizer's messages: `apply_gradients` runs after a non-persistent tape has
+# dropped its records. Explained again only from a tape opened at another line,
+# so a training loop walks its records once, not every step.
+_why_none = {}
 
 
 class Explanation:
@@ -206,3 +212,19 @@ def _no_path(records, target, name):
         f"The target does not depend on {name}: it is computed from {described}"
         + (f", last by `{last}`" if last else "") + ". Check that the source is used in "
         "the computation of the target (a copy or a re-created tensor is another value)."))
+
+
+def remember_unconnected(tape, targets, sources, results):
+    """Before a tape drops its records: explain each Variable whose gradient is None
+    and that has no explanation yet (autodiff/tape.py calls this on a None only)."""
+    for source, result in zip(sources, results):
+        if result is None and isinstance(source, Variable):
+            known = _why_none.get(source._uid)
+            if known is None or known[0] != tape._enter_site:
+                _why_none[source._uid] = (tape._enter_site, explain(tape, targets[0], source))
+
+
+def why_no_gradient(variable):
+    """The Explanation remembered for `variable`'s None gradient, or None."""
+    known = _why_none.get(getattr(variable, "_uid", None))
+    return None if known is None else known[1]

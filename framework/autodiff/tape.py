@@ -280,8 +280,10 @@ class GradientTape:
                 seed_tensors.append(seed)
         grads = _backward(self._records, self._tracked, targets, seed_tensors, flat_sources,
                           batch_ndim=0)
-        self._finish_backward()
         result = [_finish(grads.get(id(s)), s, mode, ()) for s in flat_sources]
+        if None in result and targets:  # why, for the optimizer's warning (explain.py)
+            _explain.remember_unconnected(self, targets, flat_sources, result)
+        self._finish_backward()
         # The structure of `sources`, empty ones included (`gradient(x, [])` is []).
         return result[0] if single else nest.pack_sequence_as(sources, result)
 

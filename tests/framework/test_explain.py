@@ -201,3 +201,21 @@ def test_a_large_persistent_tape_that_outlives_its_step_is_warned_once(monkeypat
     warnings = [r for r in caplog.records if "still holds" in r.getMessage()]
     assert len(warnings) == 1 and HERE in warnings[0].getMessage()
     del old, y
+
+
+# -- the optimizer says why (issue 22 part 2) ---------------------------------------------
+
+def test_apply_gradients_warns_once_per_variable_with_the_reason(caplog):
+    used, unused = tf.Variable(1.0, name="used"), tf.Variable(2.0, name="unused_w")
+    opt = tf.keras.optimizers.SGD(0.1)
+    with caplog.at_level(logging.WARNING, logger="tapeflow"):
+        for _ in range(3):
+            line = next_line()
+            with tf.GradientTape() as tape:
+                loss = used * used
+            grads = tape.gradient(loss, [used, unused])
+            opt.apply_gradients(zip(grads, [used, unused]))
+    warnings = [r.getMessage() for r in caplog.records if "Gradients do not exist" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "['unused_w:0']" in warnings[0]
+    assert "never read while the tape" in warnings[0] and f"{HERE}:{line}" in warnings[0]
