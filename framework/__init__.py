@@ -89,6 +89,8 @@ _LAZY = {
     # issue 15 item 8: tf.device (every op runs on the CPU)
     "device": ("api.device", "device"),
     "DeviceSpec": ("api.device", "DeviceSpec"),
+    # issue 15 item 8: tf.signal
+    "signal": "signal",
 }
 
 
