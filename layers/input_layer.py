@@ -2,7 +2,7 @@
 
 from .keras_tensor import KerasTensor
 
-__all__ = ["Input"]
+__all__ = ["Input", "reset_input_names"]
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,
@@ -34,3 +34,8 @@ _input_count = [0]
 def _unique_input_name():
     _input_count[0] += 1
     return "input_layer" if _input_count[0] == 1 else f"input_layer_{_input_count[0] - 1}"
+
+
+def reset_input_names():
+    """The next Input is 'input_layer' again (`tf.keras.backend.clear_session()`)."""
+    _input_count[0] = 0

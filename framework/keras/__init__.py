@@ -1,14 +1,25 @@
-"""keras/ is the `tapeflow.keras` alias namespace: `tf.keras.layers is
-tapeflow.layers`, likewise optimizers, losses, metrics, callbacks, datasets,
-Model, Sequential and Input. It holds no code of its own; members resolve
-lazily, so pieces that have not landed yet simply are not there."""
+"""keras/ is the `tapeflow.keras` namespace, `import keras` for tapeflow.
+
+Most of it is aliases: `tf.keras.layers is tapeflow.layers`, likewise models,
+optimizers, losses, metrics, callbacks, initializers, regularizers,
+constraints, activations, datasets, backend and utils. They import by dotted path as
+in Keras (`from tapeflow.keras.layers import Dense`,
+`import tapeflow.keras.optimizers.schedules`) through `_AliasFinder`, which
+hands back the real module, so no module is ever loaded twice under two names.
+The modules here are Keras's own namespaces: `preprocessing`,
+`mixed_precision`, and Keras 3's backend-neutral `ops` and `random`.
+Everything loads on first access, so `import tapeflow` pays for none of it.
+"""
 
 import importlib
+import importlib.util
+import sys
 
-_MODULES = {
+# tapeflow.keras.<name> -> the module it is.
+_ALIASES = {
     "layers": "tapeflow.layers",
+    "models": "tapeflow.models",
     "optimizers": "tapeflow.optimizers",
-    "datasets": "tapeflow.datasets",
     "losses": "tapeflow.losses",
     "metrics": "tapeflow.metrics",
     "callbacks": "tapeflow.callbacks",
@@ -16,26 +27,64 @@ _MODULES = {
     "regularizers": "tapeflow.regularizers",
     "constraints": "tapeflow.constraints",
     "activations": "tapeflow.activations",
-    "models": "tapeflow.models",
-    "utils": "tapeflow.utils",
+    "datasets": "tapeflow.datasets",
     "backend": "tapeflow.backend",
+    "utils": "tapeflow.utils",
 }
-_MODEL_NAMES = {"Model": "tapeflow.models", "Sequential": "tapeflow.models",
-                "Input": "tapeflow.models"}
+# Modules of this package (Keras namespaces with no counterpart elsewhere).
+_OWN = ("preprocessing", "mixed_precision", "ops", "random")
+_MODEL_NAMES = ("Model", "Sequential", "Input")
+
+
+class _AliasLoader:
+    """Loads `tapeflow.keras.X[.Y]` as the module `tapeflow.X[.Y]` itself."""
+
+    def __init__(self, target):
+        self._target = target
+        self._spec = None
+
+    def create_module(self, spec):
+        module = importlib.import_module(self._target)
+        self._spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        # The import system stamped the alias's spec on the module; it keeps its own.
+        module.__spec__ = self._spec
+
+
+class _AliasFinder:
+    """A meta-path finder for the aliased names only: everything else falls through."""
+
+    _prefix = __name__ + "."
+
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if not fullname.startswith(cls._prefix):
+            return None
+        head, _, rest = fullname[len(cls._prefix):].partition(".")
+        real = _ALIASES.get(head)
+        if real is None:
+            return None
+        real = f"{real}.{rest}" if rest else real
+        if rest and importlib.util.find_spec(real) is None:
+            return None  # no such submodule: the usual ModuleNotFoundError
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
+
+
+if not any(finder is _AliasFinder for finder in sys.meta_path):
+    # First: the path finder would load tapeflow.optimizers/schedules.py a second
+    # time as tapeflow.keras.optimizers.schedules, with its own classes.
+    sys.meta_path.insert(0, _AliasFinder)
 
 
 def __getattr__(name):
-    try:
-        if name in _MODULES:
-            return importlib.import_module(_MODULES[name])
-        if name in _MODEL_NAMES:
-            return getattr(importlib.import_module(_MODEL_NAMES[name]), name)
-    except ModuleNotFoundError as error:
-        if error.name != _MODULES.get(name, _MODEL_NAMES.get(name)):
-            raise  # a real import error inside the module, not a missing module
-        raise AttributeError(f"tapeflow.keras.{name} is not available: {error}") from None
+    if name in _ALIASES or name in _OWN:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _MODEL_NAMES:
+        return getattr(importlib.import_module("tapeflow.models"), name)
     raise AttributeError(f"module 'tapeflow.keras' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(_MODULES) + list(_MODEL_NAMES))
+    return sorted(list(_ALIASES) + list(_OWN) + list(_MODEL_NAMES))
