@@ -83,6 +83,8 @@ _LAZY = {
     "assert_rank": ("debugging.asserts", "assert_rank"),
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
+    # issue 15 item 8: tf.summary (TensorBoard event files)
+    "summary": "summary",
     # issue 15 item 8: tf.sparse and tf.ragged
     "sparse": "sparse",
     "SparseTensor": ("sparse.sparse_tensor", "SparseTensor"),

@@ -1,6 +1,10 @@
 """`tf.keras.callbacks`: the `Callback` base (base.py), `CallbackList`, History
 and the callbacks that steer training (steering.py), the progress display
-(progbar.py) and the callbacks that write files (file_writers.py)."""
+(progbar.py), the callbacks that write files (file_writers.py) and TensorBoard's
+(tensorboard.py)."""
 
-from .steering import *  # noqa: F401,F403
-from .steering import __all__  # noqa: F401
+from .steering import *
+from .steering import __all__
+from .tensorboard import TensorBoard
+
+__all__ = __all__ + ["TensorBoard"]  # a new list: steering.__all__ stays its own
