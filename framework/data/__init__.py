@@ -1,0 +1,15 @@
+"""tapeflow.data is `tf.data`: `Dataset` pipelines over tensors, arrays,
+Python values, generators and text files (dataset.py joins its parts),
+`tf.data.Options` and `tf.data.experimental`. Re-exports only."""
+
+from . import experimental
+from .dataset import Dataset
+from .options import Options
+from .structure import AUTOTUNE, INFINITE, UNKNOWN, DatasetSpec
+from .base import Iterator
+
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options",
+           "DatasetSpec", "Iterator", "experimental"]
+
+INFINITE_CARDINALITY = INFINITE
+UNKNOWN_CARDINALITY = UNKNOWN

@@ -1,0 +1,82 @@
+"""experimental.py is `tf.data.experimental`: the names tutorials still use
+(AUTOTUNE, cardinality and its constants, AutoShardPolicy, Counter, the
+function forms of transformations that later moved onto Dataset)."""
+
+import itertools
+
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.tensor_spec import TensorSpec
+from .dataset import Dataset
+from .options import AutoShardPolicy
+from .structure import AUTOTUNE, INFINITE, UNKNOWN
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
+           "cardinality", "assert_cardinality", "get_single_element", "sample_from_datasets",
+           "choose_from_datasets", "Counter", "enumerate_dataset"]
+
+INFINITE_CARDINALITY = INFINITE
+UNKNOWN_CARDINALITY = UNKNOWN
+
+
+def cardinality(dataset):
+    """`dataset.cardinality()`: an int64 scalar Tensor, -1 infinite, -2 unknown."""
+    return dataset.cardinality()
+
+
+def get_single_element(dataset):
+    """`dataset.get_single_element()`."""
+    return dataset.get_single_element()
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def Counter(start=0, step=1, dtype=dtypes.int64, name=None):  # noqa: N802 (TF's name)
+    """An infinite dataset counting from `start` by `step`."""
+    cast = dtypes.as_dtype(dtype)._np.type
+    return Dataset._new(lambda: (cast(v) for v in itertools.count(int(start), int(step))),
+                        INFINITE, TensorSpec([], dtype), "_CounterDataset")
+
+
+def enumerate_dataset(start=0):
+    """For `dataset.apply(...)`: `dataset.enumerate(start)`."""
+    return lambda dataset: dataset.enumerate(start)
+
+
+def assert_cardinality(expected_cardinality):
+    """For `dataset.apply(...)`: the same elements, with `expected_cardinality`
+    as their cardinality; iterating raises if the count differs (TF's messages).
+    """
+    expected = int(expected_cardinality)
+
+    def apply(dataset):
+        def iterate():
+            count = 0
+            for element in dataset._iterate():
+                count += 1
+                if expected >= 0 and count > expected:
+                    raise InvalidArgumentError(f"Input dataset was expected to contain "
+                                               f"{expected} elements but contained at least "
+                                               f"{count} elements.")
+                yield element
+            if expected == INFINITE or count < expected:
+                raise InvalidArgumentError(f"Input dataset was expected to contain "
+                                           f"{_elements(expected)} but contained only "
+                                           f"{_elements(count)}.")
+
+        return dataset._derive(iterate, expected, lambda: dataset.element_spec,
+                               "_AssertCardinalityDataset")
+
+    return apply
+
+
+def _elements(n):
+    if n == INFINITE:
+        return "an infinite number of elements"
+    return f"{n} element" + ("" if n == 1 else "s")

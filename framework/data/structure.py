@@ -1,0 +1,229 @@
+"""structure.py holds what tf.data knows about an element: its nesting (tuples,
+namedtuples and dicts are structure; a Python list is one component, converted
+to a tensor, as TF's tf.data nest), the conversion of components to the NumPy
+values pipelines pass along, their `TensorSpec`s and `DatasetSpec`."""
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from ..core.tensor_spec import TensorSpec
+
+__all__ = ["INFINITE", "UNKNOWN", "AUTOTUNE", "DatasetSpec", "flatten", "pack_as",
+           "map_structure", "to_component", "to_components", "to_tensors", "to_numpy",
+           "spec_of", "call_unpacked", "function_output", "check_same_structure"]
+
+AUTOTUNE = -1
+INFINITE = -1   # tf.data.INFINITE_CARDINALITY
+UNKNOWN = -2    # tf.data.UNKNOWN_CARDINALITY
+
+
+def _is_structure(value):
+    return isinstance(value, (tuple, dict))
+
+
+def flatten(element):
+    """The components of `element`, depth first, dict values in sorted key order."""
+    if not _is_structure(element):
+        return [element]
+    items = [element[k] for k in sorted(element)] if isinstance(element, dict) else element
+    return [leaf for item in items for leaf in flatten(item)]
+
+
+def pack_as(structure, leaves):
+    """`structure` rebuilt with the components taken in order from `leaves`."""
+    leaves = iter(leaves)
+    built = _build(structure, leaves)
+    if next(leaves, _END) is not _END:
+        raise ValueError(f"More components than the structure {structure!r} holds.")
+    return built
+
+
+_END = object()
+
+
+def _build(item, leaves):
+    if isinstance(item, dict):
+        built = {k: _build(item[k], leaves) for k in sorted(item)}
+        return type(item)((k, built[k]) for k in item)
+    if isinstance(item, tuple):
+        values = [_build(v, leaves) for v in item]
+        return type(item)(*values) if hasattr(item, "_fields") else tuple(values)
+    return next(leaves)
+
+
+def map_structure(fn, element):
+    return pack_as(element, [fn(leaf) for leaf in flatten(element)])
+
+
+def check_same_structure(expected, got, what):
+    """Raise TypeError naming both structures when `got` is not nested like `expected`."""
+    def shape(value):
+        if isinstance(value, dict):
+            return {k: shape(value[k]) for k in sorted(value)}
+        if isinstance(value, tuple):
+            return tuple(shape(v) for v in value)
+        return "."
+
+    if shape(expected) != shape(got):
+        raise TypeError(f"{what}: the structures differ: expected {_skeleton(expected)}, "
+                        f"got {_skeleton(got)}.")
+
+
+def _skeleton(value):
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_skeleton(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_skeleton(v) for v in value) + ("," if len(value) == 1 else "") \
+            + ")"
+    return "component"
+
+
+def to_component(value):
+    """One component as the NumPy value a pipeline carries (a Tensor's `_value`).
+
+    Python numbers and lists convert as TF converts them (ints to int32, floats
+    to float32); NumPy arrays keep their dtype. A Dataset stays a Dataset.
+    """
+    if isinstance(value, Tensor):
+        return convert_to_tensor(value)._value  # a Variable is read
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value
+    if hasattr(value, "_iterate"):
+        return value
+    if value is None:
+        raise TypeError("A dataset component cannot be None: give a tensor, a NumPy array or "
+                        "a Python number or list.")
+    return convert_to_tensor(value)._value
+
+
+def to_components(element):
+    return map_structure(to_component, element)
+
+
+def _tensor(value):
+    return value if hasattr(value, "_iterate") else Tensor(value)
+
+
+def to_tensors(element):
+    """An element as Tensors, as iterating a TF dataset gives it."""
+    return map_structure(_tensor, element)
+
+
+def _numpy(value):
+    if hasattr(value, "_iterate"):
+        raise TypeError("Dataset.as_numpy_iterator() is not supported for datasets that produce "
+                        "values of type DatasetSpec (such as the windows of `window`): iterate "
+                        "the dataset itself.")
+    if value.dtype.kind in "OSU":
+        return Tensor(value).numpy()
+    return value
+
+
+def to_numpy(element):
+    """An element as NumPy values (strings as bytes), as `as_numpy_iterator` gives it."""
+    return map_structure(_numpy, element)
+
+
+class DatasetSpec:
+    """The spec of a component that is itself a dataset (`window` makes them), as
+    `tf.data.DatasetSpec(element_spec, dataset_shape=())`."""
+
+    __slots__ = ("_element_spec", "_dataset_shape")
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self._element_spec = element_spec
+        self._dataset_shape = TensorShape(dataset_shape)
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    @property
+    def shape(self):
+        return self._dataset_shape
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and other._element_spec == self._element_spec
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
+
+
+def _dtype_of(value):
+    return dtypes.as_dtype(dtypes.string if value.dtype.kind in "OSU" else value.dtype)
+
+
+def spec_of(element, unknown_sizes=()):
+    """The TensorSpec structure of one element; dimensions whose size is in
+    `unknown_sizes` are reported as None (see Dataset.map)."""
+    def leaf_spec(value):
+        if hasattr(value, "_iterate"):
+            return DatasetSpec(value.element_spec)
+        shape = [None if d in unknown_sizes else d for d in np.shape(value)]
+        return TensorSpec(shape, _dtype_of(value))
+
+    return map_structure(leaf_spec, element)
+
+
+def unknown_sizes(spec, element):
+    """The sizes `element` has where `spec` leaves a dimension unknown."""
+    sizes = set()
+    for leaf_spec, value in zip(flatten(spec), flatten(element)):
+        shape = getattr(leaf_spec, "shape", None)
+        if shape is None or shape.rank is None:
+            sizes.update(np.shape(value))
+            continue
+        sizes.update(d for d, s in zip(np.shape(value), shape) if s is None)
+    return sizes
+
+
+def call_unpacked(func, element):
+    """Call a user function on an element as TF does: a tuple is unpacked into
+    positional arguments, anything else (a dict, a namedtuple) is one argument."""
+    tensors = to_tensors(element)
+    return func(*tensors) if type(tensors) is tuple else func(tensors)
+
+
+def function_output(value, what):
+    """A user function's result as components: a list becomes a tuple, as TF's
+    `_should_pack` does (tf.data would otherwise stack it into one tensor)."""
+    if isinstance(value, list):
+        value = tuple(value)
+    try:
+        return to_components(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{what} must return a tensor or a (nested) tuple or dict of tensors; "
+                        f"it returned {value!r} ({error})") from None
+
+
+def scalar_bool(value, what):
+    """The Python bool of a predicate's result, which must be a scalar tf.bool."""
+    array = to_component(value) if not isinstance(value, bool) else np.bool_(value)
+    if getattr(array, "dtype", None) != np.bool_ or np.ndim(array) != 0:
+        spec = spec_of(array) if hasattr(array, "dtype") else type(value).__name__
+        raise ValueError(f"Invalid `predicate`. `predicate` passed to {what} must return a "
+                         f"`tf.bool` scalar tensor, but its return type is {spec}.")
+    return bool(array)
+
+
+def stack(elements, what="batch"):
+    """Stack equal-shaped elements along a new first axis, or raise TF's error."""
+    first = flatten(elements[0])
+    columns = [[leaf] for leaf in first]
+    for j, element in enumerate(elements[1:], 1):
+        for i, (column, leaf) in enumerate(zip(columns, flatten(element))):
+            if np.shape(leaf) != np.shape(column[0]):
+                raise InvalidArgumentError(
+                    f"Cannot {what} tensors with different shapes in component {i}. First "
+                    f"element had shape {list(np.shape(column[0]))} and element {j} had shape "
+                    f"{list(np.shape(leaf))}.")
+            column.append(leaf)
+    for column in columns:
+        if hasattr(column[0], "_iterate"):
+            raise TypeError(f"Cannot {what} elements holding datasets; flat_map them first.")
+    return pack_as(elements[0], [np.stack(column) for column in columns])
