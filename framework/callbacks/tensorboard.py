@@ -32,10 +32,10 @@ class TensorBoard(Callback):
         any `tf.summary` call made during those batches goes to `train/` too;
       - every `histogram_freq` epochs: `<weight path>/histogram` for each layer's
         weights, and `<weight path>/image` when `write_images`;
-      - `write_graph`: a Sequential model's config as JSON under the tag "keras"
-        (plugin "graph_keras_model", as Keras writes it), which TensorBoard's Graphs
-        dashboard draws. A functional model's config is in tapeflow's own layout,
-        which that dashboard cannot read, so it is not written (Keras writes it).
+      - `write_graph`: a Sequential or functional model's config as JSON under the
+        tag "keras" (plugin "graph_keras_model"), which TensorBoard's Graphs dashboard
+        draws as the layers' graph. A functional config is rewritten from tapeflow's
+        layout into Keras 3's (`inbound_nodes` with `keras_history`) for it.
 
     Where tapeflow differs: it has no graph, so no op graph is written; profiling
     (`profile_batch` other than 0) raises as Keras does on backends without a
@@ -240,25 +240,72 @@ class TensorBoard(Callback):
             summary.image(tag, image, step=epoch)
 
     def _write_keras_model_summary(self):
-        """A Sequential model's config as JSON, tag "keras", plugin "graph_keras_model"
-        (Keras's `keras_model_summary`); see the class docstring for other models."""
+        """The model's config as JSON, tag "keras", plugin "graph_keras_model", step 0
+        (Keras's `keras_model_summary`), for Sequential and functional models."""
         with self._train_writer.as_default():
             try:
                 config = self.model.get_config()
-            except NotImplementedError:
-                return  # a subclassed model: Keras writes nothing for it either
-            if not isinstance(config, dict) or "layers" not in config \
-                    or "output_layers" in config:
-                return
-            try:
-                text = json.dumps({"class_name": "Sequential", "config": config},
+                if not isinstance(config, dict) or "layers" not in config:
+                    return  # a subclassed model: Keras writes nothing for it either
+                if "output_layers" in config:
+                    config = _keras_layout(config)
+                class_name = "Functional" if "output_layers" in config else "Sequential"
+                text = json.dumps({"class_name": class_name, "config": config},
                                   default=_json_value)
-            except (TypeError, ValueError) as error:
+            except NotImplementedError:
+                return
+            except (TypeError, ValueError, KeyError) as error:  # as Keras: warn, go on
                 warnings.warn(f"Model failed to serialize as JSON. Ignoring... {error}",
                               stacklevel=3)
                 return
             metadata = records.summary_metadata("graph_keras_model", content=b"1")
             summary.write("keras", np.array(text, dtype=object), step=0, metadata=metadata)
+
+
+def _refs(structure):
+    """The tensor references ({"__ref__": [...]}) of a functional config entry, in order."""
+    if isinstance(structure, dict):
+        if set(structure) == {"__ref__"}:
+            return [structure["__ref__"]]
+        return [ref for value in structure.values() for ref in _refs(value)]
+    if isinstance(structure, list):
+        return [ref for value in structure for ref in _refs(value)]
+    return []
+
+
+def _keras_layout(config):
+    """A functional config (models/saving.py's layout: nodes referring to inputs and
+    to other nodes' outputs) in Keras 3's, as TensorBoard's graph plugin reads it: an
+    InputLayer per input, each layer's calls as `inbound_nodes` whose arguments carry
+    `keras_history` [layer name, call number, output number]; nested models too."""
+    names = [layer["config"]["name"] for layer in config["layers"]]
+    inputs = [spec["name"] for spec in config["input_layers"]]
+    calls, node_names, inbound = {}, [], {i: [] for i in range(len(names))}
+
+    def history(ref):
+        if ref[0] == "input":
+            return [inputs[ref[1]], 0, 0]
+        return [*node_names[ref[1]], ref[2]]
+
+    for node in config["nodes"]:
+        index = node["layer"]
+        node_names.append((names[index], calls.get(index, 0)))
+        calls[index] = calls.get(index, 0) + 1
+        arguments = _refs([node["inputs"], node.get("args", []), node.get("kwargs", {})])
+        inbound[index].append({"args": [{"class_name": "__keras_tensor__", "config": {
+            "keras_history": history(ref)}} for ref in arguments], "kwargs": {}})
+    layers = [{"class_name": "InputLayer", "name": spec["name"], "inbound_nodes": [],
+               "config": {"name": spec["name"], "dtype": spec["dtype"],
+                          "batch_shape": spec["shape"]}} for spec in config["input_layers"]]
+    for index, layer in enumerate(config["layers"]):
+        layer_config = layer["config"]
+        if "output_layers" in layer_config:
+            layer_config = _keras_layout(layer_config)
+        layers.append({**layer, "config": layer_config, "name": names[index],
+                       "inbound_nodes": inbound[index]})
+    return {"name": config["name"], "layers": layers,
+            "input_layers": [[name, 0, 0] for name in inputs],
+            "output_layers": [history(ref) for ref in _refs(config["output_layers"])]}
 
 
 def _json_value(value):

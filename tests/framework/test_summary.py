@@ -376,7 +376,7 @@ def test_text_and_write_raw_pb(tmp_path):
     writer = tf.summary.create_file_writer(str(tmp_path))
     with writer.as_default(step=2):
         tf.summary.text("note", "héllo **world**")
-        tf.summary.text("table", [["a", "b"], ["c", "d"]])
+        tf.summary.text("table", tf.constant([["a", "b"], ["c", "d"]]))
         with pytest.raises(TypeError, match="must be of type tf.string"):
             tf.summary.text("bad", 3)
         raw = records.summary_value("raw", records.tensor_proto(np.array(1.5)))

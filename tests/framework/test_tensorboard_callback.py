@@ -71,6 +71,60 @@ def test_write_graph_writes_the_sequential_config(tmp_path):
     assert not any(e[1] == "keras" for e in read_events(str(tmp_path / "no" / "train")))
 
 
+def _functional():
+    inputs = tf.keras.Input((3,), name="inp")
+    left = tf.keras.layers.Dense(2, name="left")(inputs)
+    right = tf.keras.layers.Dense(2, name="right")(inputs)
+    outputs = tf.keras.layers.Dense(1, name="out")(tf.keras.layers.Add(name="add")(
+        [left, right]))
+    model = tf.keras.Model(inputs, outputs)
+    model.compile("sgd", "mse")
+    return model
+
+
+def _graph_config(logdir):
+    (value,) = [e[3] for e in read_events(str(logdir / "train")) if e[1] == "keras"]
+    return json.loads(value[()])
+
+
+def test_write_graph_gives_a_functional_model_keras_layout(tmp_path):
+    model = _functional()
+    model.fit(*_data(), epochs=1, verbose=0,
+              callbacks=[tf.keras.callbacks.TensorBoard(tmp_path)])
+    config = _graph_config(tmp_path)
+    assert config["class_name"] == "Functional"
+    layers = {layer["name"]: layer for layer in config["config"]["layers"]}
+    assert list(layers) == ["inp", "left", "right", "add", "out"]
+    assert layers["inp"]["class_name"] == "InputLayer"
+
+    def histories(name):
+        return [[arg["config"]["keras_history"] for arg in node["args"]]
+                for node in layers[name]["inbound_nodes"]]
+
+    assert histories("left") == [[["inp", 0, 0]]]
+    assert histories("add") == [[["left", 0, 0], ["right", 0, 0]]]
+    assert config["config"]["input_layers"] == [["inp", 0, 0]]
+    assert config["config"]["output_layers"] == [["out", 0, 0]]
+    keras_util = pytest.importorskip("tensorboard.plugins.graph.keras_util")
+    graph = keras_util.keras_model_to_graph_def(config)
+    assert {node.name: list(node.input) for node in graph.node} == {
+        "functional/inp": [], "functional/left": ["functional/inp"],
+        "functional/right": ["functional/inp"],
+        "functional/add": ["functional/left", "functional/right"],
+        "functional/out": ["functional/add"]}
+
+
+def test_a_config_that_cannot_be_written_warns_as_keras(tmp_path):
+    inputs = tf.keras.Input((3,))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs) * 2.0)  # an operator
+    model.compile("sgd", "mse")
+    with pytest.warns(UserWarning, match="Model failed to serialize as JSON"):
+        model.fit(*_data(), epochs=1, verbose=0,
+                  callbacks=[tf.keras.callbacks.TensorBoard(tmp_path)])
+    assert [t for _, t, _, _ in read_events(str(tmp_path / "train"))] == [
+        "epoch_loss", "epoch_learning_rate"]
+
+
 @pytest.mark.parametrize("update_freq,steps", [("batch", list(range(1, 9))), (3, [3, 6])])
 def test_batch_level_scalars(tmp_path, update_freq, steps):
     x, y = _data()
