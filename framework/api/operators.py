@@ -70,16 +70,40 @@ def install():
 def _equal(x, y):
     if y is None:
         return False
+    _check_text_meets_text(x, y)
     try:
         return tf_math.equal(x, y)
-    except (TypeError, ValueError):
+    except TypeError:
+        if _has_text(x) or _has_text(y):
+            raise  # TF: "Cannot convert 1 to EagerTensor of dtype string"
+        return False
+    except ValueError:
         return False  # TF 2: comparing incompatible values is simply not equal
 
 
 def _not_equal(x, y):
     if y is None:
         return True
+    _check_text_meets_text(x, y)
     try:
         return tf_math.not_equal(x, y)
-    except (TypeError, ValueError):
+    except TypeError:
+        if _has_text(x) or _has_text(y):
+            raise
         return True
+    except ValueError:
+        return True
+
+
+def _check_text_meets_text(x, y):
+    """TF converts the other operand to the tensor's dtype, so a string against a
+    number is a TypeError, not "unequal"."""
+    if _has_text(x) != _has_text(y) and isinstance(y, (Tensor, str, bytes, int, float)):
+        raise TypeError(f"Cannot convert {y!r} to a tensor of dtype {x.dtype.name}: == and != "
+                        "compare strings with strings and numbers with numbers.")
+
+
+def _has_text(value):
+    if isinstance(value, Tensor):
+        return value._value.dtype.kind == "O"
+    return isinstance(value, (str, bytes))

@@ -22,10 +22,14 @@ def _format_number(value):
         return text
     if isinstance(value, (bool, np.bool_)):
         return "1" if value else "0"
+    if isinstance(value, bytes):  # a string tensor's element, quoted as TF prints it
+        return '"' + value.decode("utf-8", "backslashreplace") + '"'
     return str(value)
 
 
 def _format_array(array, summarize):
+    if isinstance(array, bytes):  # an element of a string tensor
+        return _format_number(array)
     if array.ndim == 0:
         return _format_number(array[()])
     n = array.shape[0]

@@ -45,15 +45,20 @@ class DType:
 
     @property
     def size(self):
-        return self._np.itemsize
+        return 0 if self._np.kind == "O" else self._np.itemsize  # TF: tf.string.size is 0
 
     @property
     def min(self):
-        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._limits()).min
 
     @property
     def max(self):
-        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._limits()).max
+
+    def _limits(self):
+        if self._np.kind == "O":
+            raise TypeError(f"Cannot find minimum value of {self!r}: strings have no range.")
+        return self._np
 
     def __repr__(self):
         return f"tf.{self.name}"
@@ -88,10 +93,13 @@ uint64 = DType("uint64", np.uint64)
 bool = DType("bool", np.bool_)  # noqa: A001 -- TF's name
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
-string = DType("string", np.str_)
+# TF's strings are byte strings: a string tensor holds an object ndarray of
+# `bytes` (what TF's `.numpy()` returns), so `tf.string.as_numpy_dtype` is object.
+string = DType("string", object)
 
 _BY_NUMPY = {d._np: d for d in (float16, float32, float64, int8, int16, int32, int64,
-                                uint8, uint16, uint32, uint64, bool, complex64, complex128)}
+                                uint8, uint16, uint32, uint64, bool, complex64, complex128,
+                                string)}
 _BY_NAME = {d.name: d for d in _BY_NUMPY.values()}
 _BY_NAME.update({"bfloat16": float32, "half": float16, "float": float32, "double": float64})
 
@@ -130,8 +138,12 @@ def as_dtype(value):
         return _BY_NAME[value]
     if isinstance(value, (int, np.integer)) and not isinstance(value, (builtins.bool, np.bool_)):
         return _from_enum(value)
+    if value is str or value is bytes:  # as TF: np.str_, np.bytes_ and object name tf.string
+        raise TypeError(f"Cannot convert {value!r} to a tapeflow dtype: use tf.string (or "
+                        "np.str_, np.bytes_, object) for strings.")
     try:
-        found = _BY_NUMPY.get(np.dtype(value))
+        np_dtype = np.dtype(value)
+        found = string if np_dtype.kind in "US" else _BY_NUMPY.get(np_dtype)
     except TypeError:
         found = None
     if found is None:

@@ -8,15 +8,14 @@ import itertools
 import numpy as np
 
 from . import dtypes
+from .conversion import python_value_to_array as _python_value_to_array
 from .errors import InvalidArgumentError
 from .name_scope import scoped_variable_name
+from .string_values import OBJECT as _OBJECT
 
 __all__ = ["Tensor", "Variable", "TensorShape", "constant", "convert_to_tensor"]
 
-_float32 = np.dtype(np.float32)
 _NP_FLOAT32 = np.float32
-_int32 = np.dtype(np.int32)
-_int64 = np.dtype(np.int64)
 _PY_SCALAR_TYPES = {float, int, builtins.bool}
 
 
@@ -157,8 +156,9 @@ class Tensor:
 
 
 def _scalar_text(value):
-    value = np.asarray(value)[()]
-    return str(value.item()) if value.dtype.kind in "biu" else str(value)
+    value = np.asarray(value)
+    item = value[()]
+    return str(item.item()) if value.dtype.kind in "biu" else str(item)
 
 
 class _Reference:
@@ -249,6 +249,13 @@ class Variable(Tensor):
             raise TypeError(f"Cannot {what} a {value.dtype.name} value to variable "
                             f"{self.name!r} of dtype {self.dtype.name}.")
         array = np.asarray(value._value if isinstance(value, Tensor) else value)
+        if self._value.dtype is _OBJECT or array.dtype.kind in "OUS":
+            if what != "assign" and self._value.dtype is _OBJECT:
+                raise InvalidArgumentError(
+                    f"No OpKernel was registered to support Op '{_UPDATE_OPS[what]}' with "
+                    f"these attrs: [dtype=DT_STRING]: variable {self.name!r} holds strings, "
+                    "which have no arithmetic; use assign.")
+            array = convert_to_tensor(value, dtype=self.dtype)._value  # TypeError if not text
         if array.shape != self._value.shape:
             raise ValueError(f"Cannot {what} a value of shape {array.shape} to variable "
                              f"{self.name!r} of shape {self._value.shape}: shapes must match.")
@@ -283,62 +290,13 @@ class Variable(Tensor):
         return _rebuild_variable(self._value.copy(), self._name, self._trainable)
 
 
+_UPDATE_OPS = {"assign_add": "AssignAddVariableOp", "assign_sub": "AssignSubVariableOp"}
+
+
 def _rebuild_variable(value, name, trainable):
     variable = Variable(value, trainable=trainable)
     variable._name = name  # a copy keeps its name whatever name scope it is made in
     return variable
-
-
-def _ragged_detail(value):
-    """Where nested lists stop being rectangular: two items of one depth that differ."""
-    def size(v):
-        if not isinstance(v, (list, tuple)):
-            return "is a scalar"
-        return f"has {len(v)} element" + ("" if len(v) == 1 else "s")
-
-    level = [("", value)]
-    while level:
-        lengths = [len(v) if isinstance(v, (list, tuple)) else None for _, v in level]
-        odd = next((i for i, n in enumerate(lengths) if n != lengths[0]), None)
-        if odd is not None:
-            (first, a), (other, b) = level[0], level[odd]
-            return (f"value{first} {size(a)} but value{other} {size(b)} (lengths at "
-                    f"that depth: {sorted({n for n in lengths if n is not None})})")
-        if lengths[0] is None:
-            break
-        level = [(f"{path}[{i}]", item) for path, v in level for i, item in enumerate(v)]
-    return "its rows differ in length"
-
-
-def _python_value_to_array(value, dtype):
-    """TF's conversion: Python floats become float32 and ints int32."""
-    try:
-        array = np.asarray(value)
-    except ValueError:
-        if not isinstance(value, (list, tuple)):
-            raise
-        # TF: "Can't convert non-rectangular Python sequence to Tensor."
-        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: "
-                         f"{_ragged_detail(value)}. Pad the rows to one length first.") from None
-    if dtype is not None:
-        if array.dtype.kind == "f" and dtype.kind in "iu" and not isinstance(value, np.ndarray):
-            if not np.all(np.mod(array, 1) == 0):
-                raise TypeError(f"Cannot convert {value!r} to a tensor of dtype "
-                                f"{dtypes._BY_NUMPY[dtype].name}: it has a fractional part.")
-        return array.astype(dtype, copy=False)
-    if isinstance(value, (np.ndarray, np.generic)):
-        return array
-    if array.dtype == np.float64:
-        return array.astype(_float32)
-    if array.dtype == _int64 and array.size and (array.max() <= 2**31 - 1
-                                                   and array.min() >= -2**31):
-        return array.astype(_int32)
-    if array.dtype == _int64 and not array.size:
-        return array.astype(_int32)
-    if array.dtype.kind in "OUS":
-        raise TypeError(f"Cannot convert {value!r} to a tensor: tapeflow tensors hold numbers "
-                        "and booleans only.")
-    return array
 
 
 def _read_variable(variable):
@@ -371,17 +329,19 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}: {value!r}")
         return _read_variable(value) if isinstance(value, Variable) else value
+    hint = False
     if np_dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray,
                                                                               np.generic)):
-        np_dtype = dtypes.numpy_dtype(dtype_hint)
+        np_dtype, hint = dtypes.numpy_dtype(dtype_hint), True
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _leaves(value)):
         value = _stack_nested(value)
-    return Tensor(_compact(_python_value_to_array(value, np_dtype)))
+    return Tensor(_compact(_python_value_to_array(value, np_dtype, hint)))
 
 
 def _compact(array):
-    """Rank-0 values are kept as NumPy scalars: their arithmetic is ~10x faster."""
-    return array[()] if array.ndim == 0 else array
+    """Rank-0 numbers are kept as NumPy scalars: their arithmetic is ~10x faster.
+    Strings stay rank-0 arrays (their element is a bare `bytes`)."""
+    return array[()] if array.ndim == 0 and array.dtype is not _OBJECT else array
 
 
 def _leaves(value):
@@ -394,8 +354,12 @@ def _leaves(value):
 
 def _stack_nested(value):
     if isinstance(value, (list, tuple)):
-        return np.array([_stack_nested(v) for v in value])
-    return np.asarray(value._value) if isinstance(value, Tensor) else value
+        items = [_stack_nested(v) for v in value]
+        # Text stays in lists: NumPy would decode bytes or drop their trailing NULs.
+        return items if any(isinstance(i, (list, str, bytes)) for i in items) else np.array(items)
+    if isinstance(value, Tensor):
+        return value._value.tolist() if value._value.dtype is _OBJECT else np.asarray(value._value)
+    return value
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -416,7 +380,10 @@ def constant(value, dtype=None, shape=None, name=None):
         return Tensor(_NP_FLOAT32(value))
     if isinstance(value, Tensor):
         array = value._value
-        if dtype is not None:
+        if dtype is not None and array.dtype != dtypes.numpy_dtype(dtype):
+            if array.dtype is _OBJECT or dtypes.numpy_dtype(dtype) is _OBJECT:
+                raise TypeError(f"Expected tensor {value.numpy()!r} with dtype "
+                                f"{dtypes.as_dtype(dtype)!r}, but got dtype {value.dtype!r}.")
             array = array.astype(dtypes.numpy_dtype(dtype))
     else:
         array = _python_value_to_array(value, dtypes.numpy_dtype(dtype))
@@ -451,6 +418,8 @@ def scalar(value, dtype):
         return _SCALAR_CACHE[key]
     except (KeyError, TypeError):
         pass
+    if dtype is _OBJECT:
+        raise TypeError(f"Cannot convert {value!r} to a tensor of dtype string.")
     tensor = Tensor(dtype.type(value))
     if value != 0:
         if len(_SCALAR_CACHE) > 4096:
@@ -489,7 +458,17 @@ def binary_operands(x, y, op_name):
         raise InvalidArgumentError(
             f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
             f"{x.dtype.name} tensor but is a {y.dtype.name} tensor [Op:{op_name}]")
+    if dx is _OBJECT and op_name in _NO_STRING_KERNEL:
+        # NumPy would order bytes; TF has no kernel for strings here.
+        raise InvalidArgumentError(f"Value for attr 'T' of string is not in the list of allowed "
+                                   f"values: {op_name} takes numbers, not strings [Op:{op_name}]")
     return x, y
+
+
+# Binary ops computed straight on the arrays (math/comparisons.py) that NumPy
+# would run on strings; the registry's ops refuse strings themselves.
+_NO_STRING_KERNEL = frozenset({"Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
+                               "LogicalOr", "LogicalXor"})
 
 
 def as_tensor(value):
