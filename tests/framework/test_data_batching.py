@@ -1,0 +1,152 @@
+"""tf.data batching and windows (tapeflow.data): batch, padded_batch, unbatch,
+rebatch, window. Expected values are the examples of TF's tf.data.Dataset API
+page unless said otherwise."""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+D = tf.data.Dataset
+
+
+def values(dataset):
+    return list(dataset.as_numpy_iterator())
+
+
+def lists(dataset):
+    return [np.asarray(v).tolist() for v in dataset.as_numpy_iterator()]
+
+
+def test_batch():
+    assert lists(D.range(8).batch(3)) == [[0, 1, 2], [3, 4, 5], [6, 7]]
+    assert lists(D.range(8).batch(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5]]
+    assert D.range(8).batch(3).element_spec == tf.TensorSpec((None,), tf.int64)
+    assert D.range(8).batch(3, drop_remainder=True).element_spec == tf.TensorSpec((3,), tf.int64)
+    assert D.range(8).batch(3).cardinality().numpy() == 3
+    assert D.range(8).batch(3, True).cardinality().numpy() == 2
+    assert D.range(8).repeat().batch(3).cardinality().numpy() == -1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="batch_size"):
+        D.range(8).batch(0)
+
+
+def test_batch_of_structures_and_of_mapped_elements():
+    ds = D.from_tensor_slices({"a": [1, 2, 3], "b": ([4, 5, 6], [7.0, 8.0, 9.0])})
+    first = next(ds.batch(2).as_numpy_iterator())
+    assert first["a"].tolist() == [1, 2] and first["b"][1].tolist() == [7.0, 8.0]
+    mapped = D.range(5).map(lambda x: (x, tf.fill([2], x))).batch(2)   # stacked element-wise
+    got = values(mapped)
+    assert got[2][0].tolist() == [4] and got[1][1].tolist() == [[2, 2], [3, 3]]
+
+
+def test_batch_of_different_shapes_is_tf_error():
+    ds = D.range(1, 4).map(lambda x: tf.fill([x], x))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Cannot batch tensors with different shapes in component 0. "
+                             r"First element had shape \[1\] and element 1 had shape \[2\]"):
+        values(ds.batch(2))
+
+
+def test_padded_batch_examples_of_tf_docs():
+    a = D.range(1, 5, output_type=tf.int32).map(lambda x: tf.fill([x], x))
+    assert lists(a.padded_batch(2)) == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    assert lists(a.padded_batch(2, padded_shapes=5)) == \
+        [[[1, 0, 0, 0, 0], [2, 2, 0, 0, 0]], [[3, 3, 3, 0, 0], [4, 4, 4, 4, 0]]]
+    assert lists(a.padded_batch(2, padded_shapes=5, padding_values=-1)) == \
+        [[[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]], [[3, 3, 3, -1, -1], [4, 4, 4, 4, -1]]]
+    both = values(D.zip((a, a)).padded_batch(2, padding_values=-1))
+    assert [x.tolist() for x in both[0]] == [[[1, -1], [2, 2]]] * 2
+    assert both[0][0].dtype == np.int32
+
+
+def test_padded_batch_of_nested_components():
+    elements = [([1, 2, 3], [10]), ([4, 5], [11, 12])]
+    ds = D.from_generator(lambda: iter(elements), (tf.int32, tf.int32))
+    ds = ds.padded_batch(2, padded_shapes=([4], [None]), padding_values=(-1, 100))
+    (x, y), = values(ds)
+    assert x.tolist() == [[1, 2, 3, -1], [4, 5, -1, -1]] and x.dtype == np.int32
+    assert y.tolist() == [[10, 100], [11, 12]]
+    assert ds.element_spec == (tf.TensorSpec((None, 4), tf.int32),
+                               tf.TensorSpec((None, None), tf.int32))
+
+
+def test_padded_batch_errors():
+    a = D.range(1, 5).map(lambda x: tf.fill([x], x))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Attempted to pad to a smaller size than the input element"):
+        values(a.padded_batch(2, padded_shapes=[2]))
+    with pytest.raises(TypeError, match="padding_values"):
+        a.padded_batch(2, padding_values=tf.constant(0, tf.int32))   # an int64 dataset
+    with pytest.raises(TypeError, match="padded_shapes"):
+        D.zip((a, a)).padded_batch(2, padded_shapes=([4],))
+    assert lists(a.padded_batch(2, drop_remainder=True, padded_shapes=[-1]).take(1)) == \
+        [[[1, 0], [2, 2]]]
+
+
+def test_unbatch():
+    elements = [[1, 2, 3], [1, 2], [1, 2, 3, 4]]
+    ds = D.from_generator(lambda: elements, tf.int64).unbatch()
+    assert values(ds) == [1, 2, 3, 1, 2, 1, 2, 3, 4]
+    pairs = D.from_tensor_slices((np.arange(6).reshape(3, 2), np.arange(3) * 10)).batch(2)
+    assert values(pairs.unbatch())[1][0].tolist() == [2, 3]
+    assert D.range(6).batch(2, drop_remainder=True).unbatch().cardinality().numpy() == 6
+    assert D.range(6).batch(2).unbatch().cardinality().numpy() == -2
+    with pytest.raises(ValueError, match="scalar components"):
+        values(D.range(3).unbatch())
+    bad = D.from_tensors((np.zeros(3), np.zeros(2)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Component 0 had size 3 but "
+                                                             "component 1 had size 2"):
+        values(bad.unbatch())
+
+
+def test_rebatch():
+    ds = D.range(8).batch(4)
+    assert lists(ds.rebatch(batch_size=2)) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert lists(ds.rebatch(batch_size=[2, 1, 1])) == [[0, 1], [2], [3], [4, 5], [6], [7]]
+    assert lists(D.range(7).batch(4).rebatch(3, drop_remainder=True)) == [[0, 1, 2],
+                                                                          [3, 4, 5]]
+
+
+def windows(dataset):
+    return [values(w) for w in dataset]
+
+
+def test_window_examples_of_tf_docs():
+    assert windows(D.range(7).window(3)) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert windows(D.range(7).window(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5]]
+    assert windows(D.range(7).window(3, shift=1, drop_remainder=True)) == \
+        [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
+    assert windows(D.range(7).window(3, shift=1, stride=2, drop_remainder=True)) == \
+        [[0, 2, 4], [1, 3, 5], [2, 4, 6]]
+    assert windows(D.range(7).window(3, shift=1)) == \
+        [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6], [5, 6], [6]]
+    assert windows(D.range(7).window(2, shift=3)) == [[0, 1], [3, 4], [6]]
+
+
+def test_window_keeps_the_structure_and_has_tf_cardinality():
+    ds = D.from_tensor_slices(([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])).window(2)
+    got = [(values(a), values(b)) for a, b in ds]
+    assert got == [([1, 2], [6, 7]), ([3, 4], [8, 9]), ([5], [10])]
+    spec = ds.element_spec
+    assert isinstance(spec[0], tf.data.DatasetSpec)
+    assert spec[0].element_spec == tf.TensorSpec((), tf.int32)
+    assert D.range(7).window(3).cardinality().numpy() == 3
+    assert D.range(7).window(3, 1, 1, True).cardinality().numpy() == 5
+    assert D.range(7).window(3, 1, 2, True).cardinality().numpy() == 3
+    assert D.range(2).window(3, drop_remainder=True).cardinality().numpy() == 0
+    for n, size, shift, stride, drop in [(7, 3, 1, 2, False), (9, 2, 4, 3, True),
+                                          (10, 4, 3, 1, False)]:
+        ds = D.range(n).window(size, shift, stride, drop)
+        assert ds.cardinality().numpy() == len(list(ds))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="size"):
+        D.range(3).window(0)
+
+
+def test_window_then_flat_map_batch_as_tutorials_do():
+    series = D.range(6).window(3, shift=1, drop_remainder=True)
+    rows = lists(series.flat_map(lambda w: w.batch(3)))
+    assert rows == [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5]]
+    pairs = D.from_tensor_slices((np.arange(4), np.arange(4) * 10)).window(2)
+    zipped = pairs.flat_map(lambda x, y: D.zip((x.batch(2), y.batch(2))))
+    assert [(a.tolist(), b.tolist()) for a, b in values(zipped)] == [([0, 1], [0, 10]),
+                                                                      ([2, 3], [20, 30])]
