@@ -51,6 +51,9 @@ def executing_eagerly():
 _LAZY = {
     "config": "config",
     "data": "data",
+    # issue 15 item 9: checkpoints and SavedModel
+    "train": "train",
+    "saved_model": "saved_model",
     "nn": "nn",
     "testing": "testing",
     "test": "testing",

@@ -5,12 +5,20 @@ their weights is layers/variable_tracking.py's."""
 
 import functools
 import re
+import weakref
 from collections.abc import Mapping
 
 from .core.name_scope import state as _scope
 from .core.tensor import Variable
 
 __all__ = ["Module"]
+
+# Checkpoint restorations whose values wait for Variables not created yet
+# (tf.train's restore.py); an attribute set on a Module tells them.
+_assignment_watchers = weakref.WeakSet()
+
+# Where Module.__new__ keeps the constructor's arguments (not a dependency).
+_INIT_ARGUMENTS = "_tf_module_init_arguments"
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -90,6 +98,12 @@ class Module:
         "_self_unconditional_dependency_names",
     ))
 
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        if args or kwargs:  # the arguments tf.saved_model.load calls the class with again
+            object.__setattr__(self, _INIT_ARGUMENTS, (args, kwargs))
+        return self
+
     def __init__(self, name=None):
         if name is None:
             name = _camel_to_snake(type(self).__name__)
@@ -104,6 +118,17 @@ class Module:
         # scope it is 'outer/name/', whenever it is entered later.
         with _NameScope(name) as scope:
             self._name_scope = _NameScope(scope)
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if _assignment_watchers:  # a restore is waiting for Variables: maybe this one
+            notify_assignment(self)
+
+    def _checkpoint_dependencies(self):
+        """(name, Variable or trackable) pairs a checkpoint saves: the attributes
+        (public names first, each sorted), lists and dicts inside as 'attr/0',
+        'attr/key' (train/graph.py)."""
+        return dependencies_of_attributes(vars(self), self._TF_MODULE_IGNORED_PROPERTIES)
 
     @property
     def name(self):
@@ -195,6 +220,54 @@ class Module:
         return method_with_name_scope
 
 
+def is_trackable(obj):
+    """Whether a checkpoint saves `obj`: a Variable, or an object that names its
+    dependencies (`_checkpoint_dependencies`: tf.Module and every Keras layer and
+    model, optimizers, tf.train.Checkpoint)."""
+    return isinstance(obj, Variable) or hasattr(type(obj), "_checkpoint_dependencies")
+
+
+def _escape(name):
+    # TF's escaping of a dependency name inside a checkpoint key: '.' -> '..', '/' -> '.S'.
+    return str(name).replace(".", "..").replace("/", ".S")
+
+
+def dependencies_of_attributes(attributes, ignored=()):
+    """(name, trackable) pairs found in a dict of attributes, public names first
+    (so a Keras layer's 'kernel' names its Variable before its private lists do),
+    each sorted; lists, tuples and dicts inside are named 'attr/0', 'attr/key'."""
+    names = sorted(k for k in attributes if k not in ignored and not k.startswith("__")
+                   and k != _INIT_ARGUMENTS)
+    names.sort(key=lambda k: k.startswith("_"))
+    found = []
+    for name in names:
+        value = attributes[name]
+        if is_trackable(value):
+            found.append((_escape(name), value))
+            continue
+        if not isinstance(value, (list, tuple, dict)):
+            continue
+        try:
+            leaves = _leaves_with_paths(value)
+        except TypeError:  # a dict whose keys do not sort: not a dependency container
+            continue
+        for path, leaf in leaves:
+            if is_trackable(leaf):
+                found.append(("/".join([_escape(name)] + [_escape(p) for p in path]), leaf))
+    return found
+
+
+def init_arguments(module):
+    """The (args, kwargs) `module` was constructed with ((), {} for none)."""
+    return vars(module).get(_INIT_ARGUMENTS, ((), {}))
+
+
+def notify_assignment(owner):
+    """Tell the waiting checkpoint restorations that `owner` got a new attribute."""
+    for restoration in list(_assignment_watchers):
+        restoration.object_assigned(owner)
+
+
 def _always(_):
     return True
 
@@ -244,7 +317,7 @@ def _flatten_module(module, recursive, predicate, attribute_traversal_key, with_
         ignored = current._TF_MODULE_IGNORED_PROPERTIES
         found = []
         for key in sorted(attributes, key=attribute_traversal_key):
-            if key in ignored:
+            if key in ignored or key == _INIT_ARGUMENTS:
                 continue
             value = attributes[key]
             try:

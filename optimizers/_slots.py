@@ -109,7 +109,37 @@ class SlotsMixin:
         slot = Variable(value, name=f"{reference_variable.path.replace('/', '_')}_{name}",
                         trainable=False)
         self._tracked[key] = slot
+        pending = self.__dict__.get("_deferred_slot_restorations")
+        if pending:
+            self._restore_deferred_slot(pending, reference_variable, name, slot)
         return slot
+
+    # -- checkpoints (tf.train.Checkpoint, in framework/train/) ---------------------------
+    def _checkpoint_dependencies(self):
+        """The optimizer-wide Variables by state key ('iterations', 'learning_rate');
+        slots are saved beside their model variables (`_checkpoint_slots`)."""
+        return [(key, v) for key, v in self._tracked.items() if "/" not in key]
+
+    def _checkpoint_slots(self):
+        """(model variable, slot name, slot Variable) of every slot, in creation order."""
+        for key, slot in self._tracked.items():
+            index, _, name = key.partition("/")
+            if index.isdigit():
+                yield self._built_vars[int(index)], name, slot
+
+    def _defer_slot_restoration(self, variable, slot_name, restore):
+        """Keep a checkpoint's `restore(slot)` for the slot `build` will create for
+        `variable` (deferred restoration); returns the key it is kept under."""
+        pending = self.__dict__.setdefault("_deferred_slot_restorations", {})
+        key = (id(variable), slot_name)
+        pending[key] = (variable, restore)
+        return key
+
+    def _restore_deferred_slot(self, pending, variable, slot_name, slot):
+        entry = pending.get((id(variable), slot_name))
+        if entry is not None and entry[0] is variable:
+            del pending[(id(variable), slot_name)]
+            entry[1](slot)
 
     def get_slot(self, var, slot_name):
         """The slot `slot_name` of model variable `var` (TF 2's `get_slot`)."""

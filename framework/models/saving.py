@@ -12,7 +12,10 @@ fresh model of the same architecture loads it, and a mismatch changes nothing.
 
 Model file (`model.save`, a zip, conventionally .keras): config.json (the
 architecture from get_config and the compile arguments), model.weights.npz,
-and optimizer.npz (iterations and slots) when the model has an optimizer."""
+and optimizer.npz (iterations and slots) when the model has an optimizer.
+
+A SavedModel directory (`tf.saved_model.save(model, dir)`, framework/saved_model/)
+holds that file as `dir/keras_model.keras`, so `load_model(dir)` reads it too."""
 
 import io
 import json
@@ -32,6 +35,7 @@ __all__ = ["save_weights", "load_weights", "save_model", "load_model"]
 
 _WEIGHTS_FORMAT = "tapeflow-weights-1"
 _MODEL_FORMAT = "tapeflow-model-1"
+KERAS_MODEL_FILE = "keras_model.keras"  # the model inside a tapeflow SavedModel directory
 
 
 def _weights_arrays(model):
@@ -230,10 +234,20 @@ def _deserialize_spec(spec, get):
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """Rebuild a model saved by `model.save`: architecture, weights, optimizer state.
 
+    `filepath` may also be a directory `tf.saved_model.save(model, dir)` wrote
+    for a functional or Sequential model.
+
     Raises:
         ValueError: for a truncated, corrupted or foreign file, naming it.
     """
     filepath = os.fspath(filepath)
+    if os.path.isdir(filepath):
+        inner = os.path.join(filepath, KERAS_MODEL_FILE)
+        if not os.path.isfile(inner):
+            raise ValueError(f"{filepath} is a directory without a Keras model ({KERAS_MODEL_FILE}"
+                             "): load a tapeflow SavedModel of a tf.Module or of a subclassed "
+                             "model with tf.saved_model.load.")
+        filepath = inner
     try:
         with zipfile.ZipFile(filepath) as archive:
             config = json.loads(archive.read("config.json"))

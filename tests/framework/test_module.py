@@ -411,3 +411,24 @@ def test_a_layer_name_keeps_the_keras_rules():
     assert tf.keras.layers.Dense(1, name="not-an-identifier").name == "not-an-identifier"
     with pytest.raises(ValueError, match="cannot contain the character `/`"):
         tf.keras.layers.Dense(1, name="a/b")
+
+
+# -- what checkpoints and SavedModel use (framework/train/, framework/saved_model/) ----------
+
+def test_constructor_arguments_are_kept_but_never_walked():
+    from tapeflow.module import init_arguments
+
+    class WithArgs(tf.Module):
+        def __init__(self, v, scale=1.0, name=None):
+            super().__init__(name=name)
+            self.w = tf.Variable(v * scale)
+
+    given = tf.Variable(9.0)
+    m = WithArgs(given, scale=2.0, name="m")
+    assert init_arguments(m) == ((given,), {"scale": 2.0, "name": "m"})
+    assert init_arguments(tf.Module()) == ((), {})
+    # the argument Variable is not one of the module's: only attributes are walked
+    assert [v.numpy() for v in m.variables] == [18.0]
+    assert [name for name, _ in m._checkpoint_dependencies()] == ["w"]
+    assert [path for path, _ in m._flatten(with_path=True)] == [("_name",), ("_name_scope",),
+                                                                ("w",)]

@@ -1,0 +1,210 @@
+"""save_load.py owns `tf.saved_model.save` and `tf.saved_model.load` in
+tapeflow's own SavedModel format. Variables go through tf.train's checkpoint
+code, Keras architectures through models/saving.py; the signatures are
+signatures.py's.
+
+Why not TF's format: TF's SavedModel holds traced graphs, which load runs
+without the Python code. tapeflow never traces (`tf.function` runs eagerly),
+so it cannot store functions. It stores instead what rebuilds the object
+from its own code: the class's import path, its constructor arguments (a
+Keras model's config), the variables, and the signatures as method names.
+`load` imports the class, builds the object and restores the variables, so
+the loaded object is an instance of the original class with all its methods.
+The price: the defining code must be importable when loading, and TF cannot
+read these directories (nor tapeflow TF's).
+
+Layout of `export_dir`:
+    saved_model.json      the format, class path, arguments, signatures;
+                          written last, so a directory without it is incomplete
+    variables/variables.index   the checkpoint of the object's Variables
+    keras_model.keras     a functional or Sequential Keras model as
+                          `model.save` writes it (what `load_model` reads)
+"""
+
+import importlib
+import json
+import os
+
+import numpy as np
+
+from ..core.errors import NotFoundError
+from ..models.saving import KERAS_MODEL_FILE, load_model, save_model
+from ..module import init_arguments, is_trackable
+from ..train.checkpoint import Checkpoint
+from ..train.checkpoint_file import atomic_write, read_checkpoint
+from ..train.restore import Restoration
+from .signatures import describe_signatures, load_signatures
+
+__all__ = ["save", "load", "contains_saved_model"]
+
+FORMAT = "tapeflow-saved-model-1"
+_METADATA = "saved_model.json"
+_VARIABLES = os.path.join("variables", "variables")
+
+
+def _class_path(obj):
+    cls = type(obj)
+    if "<locals>" in cls.__qualname__:
+        raise ValueError(f"Cannot save {cls.__qualname__}: it is defined inside a function, so "
+                         "tf.saved_model.load could not import it. tapeflow's SavedModel "
+                         "rebuilds the object from its class; define the class at module level.")
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _plain(value):
+    """`value` if JSON holds it exactly (plain numbers, strings, lists, dicts), else None."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return None
+    return value if json.loads(text) == value else None
+
+
+def _constructor_arguments(obj):
+    """{"args": [...], "kwargs": {...}} to call the class with again, or None."""
+    if hasattr(obj, "_auto_config"):  # a Keras layer: its plain constructor arguments
+        kwargs = obj._auto_config
+        return None if kwargs is None else _plain({"args": [], "kwargs": dict(kwargs)})
+    args, kwargs = init_arguments(obj)
+    return _plain({"args": list(args), "kwargs": dict(kwargs)})
+
+
+def _is_graph_model(obj):
+    """A functional or Sequential Keras model, rebuilt from its config."""
+    return getattr(obj, "_graph", None) is not None or type(obj).__name__ == "Sequential"
+
+
+def save(obj, export_dir, signatures=None, options=None):
+    """Save `obj` (a tf.Module, Keras layer or model) to the directory `export_dir`.
+
+    tapeflow's own format (see this module's docstring): the Variables (a
+    tf.train checkpoint), the class's import path and constructor arguments
+    (for Keras functional and Sequential models, the `model.save` file), and
+    the signatures as the names of methods of `obj`. Each file is written
+    atomically; `saved_model.json`, removed first and written last, marks a
+    complete export, so a save killed half way is never loaded as one.
+
+    Args:
+        obj: the object to save.
+        export_dir: the directory to write (created if needed).
+        signatures: None (a Keras model gets 'serving_default', its call), a
+            method of `obj`, or a dict of signature key -> method.
+
+    Raises:
+        ValueError: for an object with no Variables to track, a class defined
+            inside a function, or a signature that is not a method of `obj`.
+    """
+    if not is_trackable(obj):
+        raise ValueError(f"Expected a tf.Module, Keras layer or model to save, got {obj!r} of "
+                         f"type {type(obj).__name__}.")
+    export_dir = os.fspath(export_dir)
+    metadata = {"format": FORMAT, "class": _class_path(obj),
+                "arguments": _constructor_arguments(obj),
+                "signatures": describe_signatures(obj, signatures),
+                "keras_model": _is_graph_model(obj)}
+    shape = getattr(obj, "_build_input_shape", None)
+    if shape is not None:
+        metadata["build_input_shape"] = _plain(shape if not isinstance(shape, tuple)
+                                               else list(shape))
+    os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
+    marker = os.path.join(export_dir, _METADATA)
+    if os.path.exists(marker):  # overwriting: until done, the directory is incomplete
+        os.remove(marker)
+    Checkpoint(root=obj).write(os.path.join(export_dir, _VARIABLES))
+    if metadata["keras_model"]:
+        save_model(obj, os.path.join(export_dir, KERAS_MODEL_FILE), include_optimizer=False)
+    data = json.dumps(metadata, indent=1).encode()
+    atomic_write(marker, lambda f: f.write(data))
+
+
+def contains_saved_model(export_dir):
+    """Whether `export_dir` holds a complete tapeflow SavedModel."""
+    return os.path.isfile(os.path.join(os.fspath(export_dir), _METADATA))
+
+
+def _import_class(path):
+    module_name, _, qualname = path.partition(":")
+    need = ("tapeflow's SavedModel rebuilds the object from its class, so the code that "
+            "defines it must be importable when loading (a deliberate difference from TF, "
+            "whose SavedModel holds traced graphs)")
+    try:
+        target = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ImportError(f"Cannot load the SavedModel: module {module_name!r} of class "
+                          f"{qualname!r} cannot be imported ({error}). {need}.") from None
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            raise ImportError(f"Cannot load the SavedModel: class {qualname!r} is not defined "
+                              f"in module {module_name!r}. {need}; in a script, define the "
+                              "class before calling tf.saved_model.load.")
+    return target
+
+
+def _construct(cls, arguments):
+    if arguments is None:
+        arguments = {"args": [], "kwargs": {}}
+    try:
+        return cls(*arguments["args"], **arguments["kwargs"])
+    except TypeError as error:
+        raise TypeError(f"Cannot rebuild {cls.__qualname__} for tf.saved_model.load: calling it "
+                        f"with its saved constructor arguments {arguments} failed ({error}). "
+                        "tapeflow's SavedModel rebuilds objects by calling their class with the "
+                        "plain-valued (JSON) arguments they were made with.") from None
+
+
+def _build_keras(obj, shape):
+    """Create the Variables of an unbuilt Keras model by calling it on zeros, as
+    `Model.build(input_shape)` does, so they exist (and are restored) at once."""
+    if getattr(obj, "built", True) or not shape or not all(
+            isinstance(d, int) or d is None for d in shape):
+        return
+    dtype = getattr(obj, "dtype", None) or "float32"
+    obj(np.zeros([1 if d is None else d for d in shape], dtype=dtype), training=False)
+
+
+def load(export_dir, tags=None, options=None):
+    """Load what `tf.saved_model.save` wrote to `export_dir`.
+
+    Imports the saved class, rebuilds the object (a Keras functional or
+    Sequential model from its config, other classes by calling them with their
+    saved constructor arguments), restores its Variables, and attaches
+    `signatures` (key -> callable returning a dict of outputs). Unlike TF, the
+    result is an instance of the original class.
+
+    Raises:
+        tf.errors.NotFoundError: when `export_dir` holds no SavedModel.
+        ImportError: when the class cannot be imported, naming it.
+        ValueError: when the rebuilt object's Variables do not fit the saved ones.
+    """
+    export_dir = os.fspath(export_dir)
+    path = os.path.join(export_dir, _METADATA)
+    try:
+        with open(path, encoding="utf-8") as f:
+            metadata = json.load(f)
+    except FileNotFoundError:
+        raise NotFoundError(f"Could not find SavedModel in {export_dir} (no {_METADATA}: not a "
+                            "tapeflow SavedModel, or the save did not finish).") from None
+    if metadata.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a tapeflow SavedModel; TF's SavedModels cannot be "
+                         "read by tapeflow.")
+    cls = _import_class(metadata["class"])
+    if metadata.get("keras_model"):
+        obj = load_model(os.path.join(export_dir, KERAS_MODEL_FILE),
+                         custom_objects={cls.__name__: cls}, compile=False)
+    else:
+        obj = _construct(cls, metadata.get("arguments"))
+        _build_keras(obj, metadata.get("build_input_shape"))
+    prefix = os.path.join(export_dir, _VARIABLES)
+    arrays, graph = read_checkpoint(prefix)
+    restoration = Restoration(obj, prefix, arrays, graph)
+    restoration.retry()
+    unmatched = restoration.unmatched_objects()
+    if unmatched:
+        raise ValueError(f"The {cls.__qualname__} rebuilt from {export_dir} has Variables the "
+                         f"SavedModel does not: {unmatched}. Has the class's code changed since "
+                         "it was saved?")
+    if restoration.pending_keys():  # Variables made later (a first call) get their values then
+        object.__setattr__(obj, "_saved_model_restoration", restoration)
+    object.__setattr__(obj, "signatures", load_signatures(obj, metadata["signatures"]))
+    return obj
