@@ -5,7 +5,6 @@ restore.py's, keeping the last N checkpoints checkpoint_manager.py's."""
 
 import logging
 import os
-import types
 
 import numpy as np
 
@@ -91,9 +90,9 @@ class Checkpoint:
     prefix, `<prefix>.index`, written atomically, values only), not TF's
     TensorBundle: TF cannot read them nor tapeflow TF's. Keys are TF's.
 
-    Deliberate differences from TF: a tf.data iterator (a Python generator in
-    tapeflow) cannot be saved; it is skipped with a warning and keeps its
-    position on restore.
+    Deliberate difference from TF: an iterator (`iter(dataset)`, a generator)
+    is not saved; it is skipped with a warning and keeps its position on
+    restore, where TF would put it back where it was saved.
 
     Args:
         root: an object whose dependencies become the checkpoint's own.
@@ -115,9 +114,10 @@ class Checkpoint:
             _check_trackable("root", root)
         object.__setattr__(self, "_root", root)
         for name, value in sorted(kwargs.items()):
-            if isinstance(value, types.GeneratorType):
-                _log.warning("tf.train.Checkpoint: %r is a tf.data iterator, whose position "
-                             "tapeflow cannot save; it is not part of the checkpoint.", name)
+            if hasattr(type(value), "__next__") and not is_trackable(value):
+                _log.warning("tf.train.Checkpoint: %r is an iterator (a tf.data iterator?), "
+                             "whose position tapeflow cannot save; it is not part of the "
+                             "checkpoint and keeps its position on restore.", name)
                 object.__setattr__(self, name, value)
                 continue
             _check_trackable(name, value)

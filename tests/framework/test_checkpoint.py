@@ -351,3 +351,14 @@ def test_module_dependencies_name_attributes_lists_and_dicts():
     names = [name for name, _ in Holder()._checkpoint_dependencies()]
     # public attributes first (sorted), then private ones; TF's escaping of '.' and '/'
     assert names == ["extra/a..b.Sc", "layers/0", "layers/1", "_private"]
+
+
+def test_an_iterator_is_skipped_with_a_warning(tmp_path, caplog):
+    dataset = tf.data.Dataset.range(10).batch(2)
+    with caplog.at_level("WARNING", logger="tapeflow"):
+        ckpt = tf.train.Checkpoint(v=tf.Variable(1.0), iterator=iter(dataset))
+    assert "'iterator' is an iterator" in caplog.text
+    path = ckpt.save(str(tmp_path / "c"))
+    assert [k for k, _ in tf.train.list_variables(path)] == [
+        "save_counter/.ATTRIBUTES/VARIABLE_VALUE", "v/.ATTRIBUTES/VARIABLE_VALUE"]
+    ckpt.restore(path).assert_consumed()
