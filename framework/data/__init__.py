@@ -7,9 +7,10 @@ from .dataset import Dataset
 from .options import Options
 from .structure import AUTOTUNE, INFINITE, UNKNOWN, DatasetSpec
 from .base import Iterator
+from .text import TextLineDataset
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options",
-           "DatasetSpec", "Iterator", "experimental"]
+           "DatasetSpec", "Iterator", "TextLineDataset", "experimental"]
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN

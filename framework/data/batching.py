@@ -252,7 +252,7 @@ class Batching:
                     f"Component 0 had size {sizes[0]} but component {odd} had size "
                     f"{sizes[odd]}.")
             for i in range(sizes[0]):
-                yield structure.pack_as(element, [leaf[i] for leaf in leaves])
+                yield structure.pack_as(element, [structure.row(leaf, i) for leaf in leaves])
 
         def iterate():
             for element in self._iterate():

@@ -91,8 +91,12 @@ def _generated(value, signature):
     out = []
     for part, spec in zip(parts, specs):
         try:
-            array = structure.to_component(part) if spec.dtype == dtypes.string else \
-                np.asarray(part, dtype=spec.dtype._np)
+            if spec.dtype == dtypes.string:
+                array = structure.to_component(part)
+                if array.dtype.kind != "O":
+                    raise TypeError
+            else:
+                array = np.asarray(part, dtype=spec.dtype._np)
         except (TypeError, ValueError):
             raise InvalidArgumentError(
                 f"TypeError: `generator` yielded an element that could not be converted to "
@@ -102,7 +106,8 @@ def _generated(value, signature):
             raise InvalidArgumentError(
                 f"TypeError: `generator` yielded an element of shape {np.shape(array)} where "
                 f"an element of shape {_shape_text(spec.shape)} was expected.")
-        out.append(array[()] if isinstance(array, np.ndarray) and array.ndim == 0 else array)
+        scalar = isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind != "O"
+        out.append(array[()] if scalar else array)  # the forms Tensors hold
     return structure.pack_as(signature, out)
 
 
@@ -157,7 +162,7 @@ class Sources:
 
         def iterate():
             for i in range(n):
-                yield structure.map_structure(lambda a: a[i], components)
+                yield structure.map_structure(lambda a: structure.row(a, i), components)
 
         return cls._new(iterate, n, spec, "_TensorSliceDataset", slices=components)
 

@@ -84,11 +84,12 @@ def to_component(value):
     """One component as the NumPy value a pipeline carries (a Tensor's `_value`).
 
     Python numbers and lists convert as TF converts them (ints to int32, floats
-    to float32); NumPy arrays keep their dtype. A Dataset stays a Dataset.
+    to float32); NumPy arrays keep their dtype, text becomes tf.string's object
+    arrays of bytes. A Dataset stays a Dataset.
     """
     if isinstance(value, Tensor):
         return convert_to_tensor(value)._value  # a Variable is read
-    if isinstance(value, (np.ndarray, np.generic)):
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSU":
         return value
     if hasattr(value, "_iterate"):
         return value
@@ -100,6 +101,15 @@ def to_component(value):
 
 def to_components(element):
     return map_structure(to_component, element)
+
+
+def row(array, i):
+    """`array[i]` as a component: a string scalar stays a 0-d object array, the
+    form string Tensors hold (NumPy would give the bare bytes)."""
+    value = array[i]
+    if isinstance(value, bytes):
+        return np.array(value, dtype=object)
+    return value
 
 
 def _tensor(value):

@@ -441,4 +441,4 @@ def _most_specific(first, second):
 
 
 def _slices_in(slices, index):
-    return (structure.map_structure(lambda a: a[i], slices) for i in index)
+    return (structure.map_structure(lambda a: structure.row(a, i), slices) for i in index)

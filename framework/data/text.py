@@ -1,0 +1,109 @@
+"""text.py holds `tf.data.TextLineDataset`: the lines of text files (plain,
+GZIP or ZLIB) as scalar tf.string elements, file after file or interleaved
+across `num_parallel_reads` files as TF orders them."""
+
+import gzip
+import zlib
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError, NotFoundError
+from ..core.tensor_spec import TensorSpec
+from . import structure
+from .dataset import Dataset
+from .structure import UNKNOWN
+
+__all__ = ["TextLineDataset"]
+
+_COMPRESSIONS = ("", "ZLIB", "GZIP")
+
+
+def _names(filenames):
+    """The file names as str: from a str, bytes, a list of them, a string Tensor
+    or array, or (read on each pass) a Dataset of scalar strings."""
+    if hasattr(filenames, "_iterate"):
+        return lambda: [_text(structure.to_component(n)) for n in filenames._iterate()]
+    names = [_text(n) for n in np.asarray(structure.to_component(filenames),
+                                          dtype=object).reshape(-1)]
+    if not names:
+        raise InvalidArgumentError("TextLineDataset: `filenames` must not be empty.")
+    return lambda: names
+
+
+def _text(name):
+    name = np.asarray(name, dtype=object).reshape(())[()]
+    if isinstance(name, bytes):
+        return name.decode()
+    if not isinstance(name, str):
+        raise TypeError(f"TextLineDataset: file names must be strings, got {name!r}.")
+    return name
+
+
+def _zlib_chunks(handle):
+    inflate = zlib.decompressobj()
+    for chunk in iter(lambda: handle.read(1 << 16), b""):
+        yield inflate.decompress(chunk)
+    yield inflate.flush()
+
+
+def _zlib_lines(handle):
+    pending = b""
+    for chunk in _zlib_chunks(handle):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        yield from (line + b"\n" for line in lines)
+    if pending:
+        yield pending
+
+
+def _lines(name, compression):
+    """The lines of one file without their line ending ("\\n" or "\\r\\n"), as TF."""
+    try:
+        handle = gzip.open(name, "rb") if compression == "GZIP" else open(name, "rb")
+    except FileNotFoundError:
+        raise NotFoundError(f"{name}; No such file or directory") from None
+    with handle:
+        for line in (_zlib_lines(handle) if compression == "ZLIB" else handle):
+            if line.endswith(b"\n"):
+                line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+            yield np.array(line, dtype=object)
+
+
+class TextLineDataset(Dataset):
+    """The lines of `filenames` as scalar tf.string elements, as TF's.
+
+    Args:
+        filenames: a file name, a list of them, a string Tensor, or a Dataset of
+            scalar strings.
+        compression_type: None or "" (plain text), "ZLIB" or "GZIP".
+        buffer_size: accepted, as TF's read buffer size; unused.
+        num_parallel_reads: if above 1, that many files are read in turn, one
+            line from each (TF's interleaved order); still in one thread.
+
+    Raises:
+        tf.errors.InvalidArgumentError: for an unknown compression_type.
+        tf.errors.NotFoundError: while iterating, for a missing file.
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        compression = (compression_type or "").upper()
+        if compression not in _COMPRESSIONS:
+            raise InvalidArgumentError(f"Unsupported compression_type: {compression_type!r}; "
+                                       f"use None, '', 'ZLIB' or 'GZIP'.")
+        names = _names(filenames)
+        spec = TensorSpec([], dtypes.string)
+        if num_parallel_reads not in (None, 1):
+            files = Dataset._new(lambda: (np.array(n.encode(), dtype=object) for n in names()),
+                                 UNKNOWN, spec, "_TensorSliceDataset")
+            lines = files.interleave(
+                lambda n: Dataset._new(lambda: _lines(_text(n.numpy()), compression), UNKNOWN,
+                                       spec, "TextLineDatasetV2"),
+                cycle_length=num_parallel_reads, block_length=1)
+            iterate = lines._iterate
+        else:
+            def iterate():
+                for n in names():
+                    yield from _lines(n, compression)
+        super().__init__(iterate, UNKNOWN, spec, "TextLineDatasetV2")
