@@ -108,11 +108,6 @@ def test_saving_from_keras_training_apis(tmp_path, monkeypatch):
       os.listdir(tmp_path)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.train (framework/train exists, not yet reachable as tf.train) and a "
-    "checkpointable tf.data iterator: tf.train.Checkpoint(iterator=iter(dataset)) raises "
-    "ValueError 'expecting a trackable object' (framework/train/checkpoint.py:74): "
-    "issue 15"))
 def test_train_and_restore(tmp_path, monkeypatch):
   monkeypatch.chdir(tmp_path)
   printed = []
@@ -149,11 +144,6 @@ def test_train_and_restore(tmp_path, monkeypatch):
     assert not any(name.startswith('ckpt-{}.'.format(n)) for name in listing), listing
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.train (framework/train exists, not yet reachable as tf.train) and a "
-    "checkpointable tf.data iterator: tf.train.Checkpoint(iterator=iter(dataset)) raises "
-    "ValueError 'expecting a trackable object' (framework/train/checkpoint.py:74): "
-    "issue 15"))
 def test_loading_mechanics(tmp_path, monkeypatch):
   monkeypatch.chdir(tmp_path)
   _two_training_cycles([])
@@ -187,11 +177,6 @@ def test_loading_mechanics(tmp_path, monkeypatch):
   assert np.all(saved_kernel != 0)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.train (framework/train exists, not yet reachable as tf.train) and a "
-    "checkpointable tf.data iterator: tf.train.Checkpoint(iterator=iter(dataset)) raises "
-    "ValueError 'expecting a trackable object' (framework/train/checkpoint.py:74): "
-    "issue 15"))
 def test_manually_inspecting_checkpoints(tmp_path, monkeypatch):
   monkeypatch.chdir(tmp_path)
   net, _, _ = _two_training_cycles([])
@@ -224,7 +209,6 @@ def test_manually_inspecting_checkpoints(tmp_path, monkeypatch):
   assert reader.get_tensor('save_counter/.ATTRIBUTES/VARIABLE_VALUE') == 10
 
 
-@pytest.mark.xfail(strict=False, reason="needs tf.train.Checkpoint: issue 15")
 def test_object_tracking(tmp_path, monkeypatch):
   monkeypatch.chdir(tmp_path)
   save = tf.train.Checkpoint()

