@@ -145,10 +145,12 @@ class _DefaultWriter:
         return self._writer
 
     def __exit__(self, *exc_info):
-        _state.writer.flush()
-        _state.writer = self._old_writer
-        if self._step is not None:
-            _state.step = self._old_step
+        try:
+            _state.writer.flush()
+        finally:  # a failed flush (a deleted directory) still restores the old state
+            _state.writer = self._old_writer
+            if self._step is not None:
+                _state.step = self._old_step
         return False
 
 

@@ -415,14 +415,17 @@ def test_queue_flushes_when_over_max_queue(tmp_path):
 def test_deleted_log_directory_raises_clearly(tmp_path):
     logdir = tmp_path / "run"
     writer = tf.summary.create_file_writer(str(logdir))
-    with writer.as_default(step=0):
-        tf.summary.scalar("x", 1.0)
-        for path in logdir.iterdir():
-            path.unlink()
-        logdir.rmdir()
-        with pytest.raises(tf.errors.NotFoundError, match="was deleted while its writer"):
-            writer.flush()
-    writer.close()
+    with pytest.raises(tf.errors.NotFoundError, match=r"run'.*1 summaries were not written"), \
+            writer.as_default(step=0):  # its exit flushes, and raises
+            tf.summary.scalar("x", 1.0)
+            for path in logdir.iterdir():
+                path.unlink()
+            logdir.rmdir()
+            with pytest.raises(tf.errors.NotFoundError, match="was deleted while its writer"):
+                writer.flush()
+            tf.summary.scalar("y", 1.0)  # queued: leaving as_default flushes, and raises
+    assert not bool(tf.summary.should_record_summaries())  # the default writer is restored
+    writer.close()  # nothing left to write
 
 
 def test_removed_event_file_is_started_again(tmp_path):
