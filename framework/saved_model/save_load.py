@@ -51,13 +51,29 @@ def _class_path(obj):
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def _numpy_scalar(value):
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def _plain(value):
-    """`value` if JSON holds it exactly (plain numbers, strings, lists, dicts), else None."""
+    """`value` as JSON gives it back (tuples become lists), or None when JSON cannot
+    hold it (objects, Tensors, functions)."""
     try:
-        text = json.dumps(value)
+        return json.loads(json.dumps(value, default=_numpy_scalar))
     except (TypeError, ValueError):
         return None
-    return value if json.loads(text) == value else None
+
+
+def _keras_config(obj):
+    """A Keras layer's or subclassed model's `get_config()`, when it is plain."""
+    if not hasattr(obj, "_auto_config"):
+        return None
+    try:
+        return _plain(obj.get_config())
+    except (NotImplementedError, TypeError, ValueError):
+        return None
 
 
 def _constructor_arguments(obj):
@@ -102,6 +118,8 @@ def save(obj, export_dir, signatures=None, options=None):
                 "arguments": _constructor_arguments(obj),
                 "signatures": describe_signatures(obj, signatures),
                 "keras_model": _is_graph_model(obj)}
+    if not metadata["keras_model"]:
+        metadata["keras_config"] = _keras_config(obj)
     shape = getattr(obj, "_build_input_shape", None)
     if shape is not None:
         metadata["build_input_shape"] = _plain(shape if not isinstance(shape, tuple)
@@ -153,6 +171,17 @@ def _construct(cls, arguments):
                         "plain-valued (JSON) arguments they were made with.") from None
 
 
+def _from_config(cls, config):
+    """`cls.from_config(config)`, or None when there is no config or it does not fit
+    the constructor (a subclassed model whose __init__ takes only its own arguments)."""
+    if config is None:
+        return None
+    try:
+        return cls.from_config(config)
+    except (TypeError, ValueError, NotImplementedError):
+        return None
+
+
 def _build_keras(obj, shape):
     """Create the Variables of an unbuilt Keras model by calling it on zeros, as
     `Model.build(input_shape)` does, so they exist (and are restored) at once."""
@@ -167,8 +196,10 @@ def load(export_dir, tags=None, options=None):
     """Load what `tf.saved_model.save` wrote to `export_dir`.
 
     Imports the saved class, rebuilds the object (a Keras functional or
-    Sequential model from its config, other classes by calling them with their
-    saved constructor arguments), restores its Variables, and attaches
+    Sequential model from its `model.save` file, other Keras layers and models
+    with `from_config`, anything else -- or a model whose `from_config` does not
+    fit its `__init__` -- by calling the class with its saved constructor
+    arguments), restores its Variables, and attaches
     `signatures` (key -> callable returning a dict of outputs). Unlike TF, the
     result is an instance of the original class.
 
@@ -193,7 +224,9 @@ def load(export_dir, tags=None, options=None):
         obj = load_model(os.path.join(export_dir, KERAS_MODEL_FILE),
                          custom_objects={cls.__name__: cls}, compile=False)
     else:
-        obj = _construct(cls, metadata.get("arguments"))
+        obj = _from_config(cls, metadata.get("keras_config"))
+        if obj is None:
+            obj = _construct(cls, metadata.get("arguments"))
         _build_keras(obj, metadata.get("build_input_shape"))
     prefix = os.path.join(export_dir, _VARIABLES)
     arrays, graph = read_checkpoint(prefix)

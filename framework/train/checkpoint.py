@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.tensor import Variable
 from ..module import dependencies_of_attributes, is_trackable, notify_assignment
-from .checkpoint_file import read_checkpoint, write_checkpoint
+from .checkpoint_file import index_path, read_checkpoint, write_checkpoint
 from .checkpoint_state import update_checkpoint_state
 from .graph import optimizer_slots, slot_key, variable_key, walk
 from .restore import CheckpointLoadStatus, InitializationOnlyStatus, Restoration
@@ -199,6 +199,9 @@ class Checkpoint:
     def read(self, save_path, options=None):
         """Restore the checkpoint at `save_path` (see `restore`)."""
         save_path = _check_prefix(save_path, "read")
+        saved_model_variables = os.path.join(save_path, "variables", "variables")
+        if os.path.isdir(save_path) and os.path.isfile(index_path(saved_model_variables)):
+            save_path = saved_model_variables  # a SavedModel directory, as TF accepts
         arrays, graph = read_checkpoint(save_path)
         restoration = Restoration(self, save_path, arrays, graph)
         # A new restore replaces the values an older one still waits to write.
@@ -217,7 +220,9 @@ class Checkpoint:
 
         Args:
             save_path: a prefix as `save`/`write` returned, e.g. from
-                `tf.train.latest_checkpoint(dir)`; None restores nothing.
+                `tf.train.latest_checkpoint(dir)`, or a SavedModel directory
+                (its Variables, saved with the object as the root); None
+                restores nothing.
 
         Returns:
             A status with `assert_consumed()`, `assert_existing_objects_matched()`,

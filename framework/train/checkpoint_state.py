@@ -33,7 +33,8 @@ class CheckpointState:
                   for p in self.all_model_checkpoint_paths]
         lines += [f"all_model_checkpoint_timestamps: {t!r}"
                   for t in self.all_model_checkpoint_timestamps]
-        lines.append(f"last_preserved_timestamp: {self.last_preserved_timestamp!r}")
+        if self.last_preserved_timestamp:  # the text format leaves out default values
+            lines.append(f"last_preserved_timestamp: {self.last_preserved_timestamp!r}")
         return "\n".join(lines) + "\n"
 
 

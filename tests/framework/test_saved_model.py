@@ -213,3 +213,21 @@ def test_an_interrupted_save_is_not_loadable_as_complete(tmp_path, monkeypatch):
     assert not tf.saved_model.contains_saved_model(export)
     with pytest.raises(tf.errors.NotFoundError, match="did not finish"):
         tf.saved_model.load(export)
+
+
+def test_keras_layer_from_its_config_and_restore_of_a_saved_model_directory(tmp_path):
+    layer = tf.keras.layers.Conv2D(2, (3, 3), kernel_initializer=tf.keras.initializers.Ones(),
+                                   name="conv")
+    x = np.ones((1, 4, 4, 1), "float32")
+    y = layer(x)
+    tf.saved_model.save(layer, str(tmp_path / "conv"))
+    loaded = tf.saved_model.load(str(tmp_path / "conv"))  # rebuilt by from_config, then built
+    assert loaded.name == "conv" and loaded.kernel_size == (3, 3)
+    np.testing.assert_array_equal(loaded(x).numpy(), y.numpy())
+
+    # tf.train.Checkpoint(root).restore accepts a SavedModel directory, as TF's does
+    module = TwoLayers()
+    tf.saved_model.save(module, str(tmp_path / "m"))
+    other = TwoLayers()
+    tf.train.Checkpoint(other).restore(str(tmp_path / "m")).assert_consumed()
+    np.testing.assert_array_equal(other.dense_2.w.numpy(), module.dense_2.w.numpy())
