@@ -225,3 +225,28 @@ def test_tensorboard_reads_the_fit_logs(tmp_path):
                   for e in reader.Tensors("epoch_loss")]
         np.testing.assert_allclose(values, history.history[prefix + "loss"], rtol=1e-6)
         assert reader.SummaryMetadata("epoch_loss").plugin_data.plugin_name == "scalars"
+
+
+def test_tensorboard_dashboards_read_scalars_histograms_and_images(tmp_path):
+    multiplexer = pytest.importorskip(
+        "tensorboard.backend.event_processing.plugin_event_multiplexer")
+    data_provider = pytest.importorskip("tensorboard.backend.event_processing.data_provider")
+    context = pytest.importorskip("tensorboard.context")
+    model = _model()
+    history = model.fit(*_data(), epochs=2, batch_size=20, verbose=0, callbacks=[
+        tf.keras.callbacks.TensorBoard(tmp_path, histogram_freq=1, write_images=True)])
+    runs = multiplexer.EventMultiplexer()
+    runs.AddRunsFromDirectory(str(tmp_path))
+    runs.Reload()
+    provider = data_provider.MultiplexerDataProvider(runs, str(tmp_path))
+    request = context.RequestContext()
+    scalars = provider.read_scalars(request, experiment_id="", plugin_name="scalars",
+                                    downsample=100)
+    np.testing.assert_allclose([p.value for p in scalars["train"]["epoch_loss"]],
+                               history.history["loss"], rtol=1e-6)
+    histograms = provider.read_tensors(request, experiment_id="", plugin_name="histograms",
+                                       downsample=100)
+    assert histograms["train"]["out/kernel/histogram"][0].numpy.shape == (30, 3)
+    images = provider.read_blob_sequences(request, experiment_id="", plugin_name="images",
+                                          downsample=100)
+    assert [len(p.values) for p in images["train"]["hidden/kernel/image"]] == [3, 3]
