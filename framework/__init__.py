@@ -91,6 +91,8 @@ _LAZY = {
     # issue 15 item 8: tf.sparse and tf.ragged
     "sparse": "sparse",
     "SparseTensor": ("sparse.sparse_tensor", "SparseTensor"),
+    "ragged": "ragged",
+    "RaggedTensor": ("ragged.ragged_tensor", "RaggedTensor"),
     # issue 15 item 8: tf.device (every op runs on the CPU)
     "device": ("api.device", "device"),
     "DeviceSpec": ("api.device", "DeviceSpec"),

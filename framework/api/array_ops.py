@@ -17,9 +17,22 @@ from ..core.tensor import Tensor, as_tensor, convert_to_tensor
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "cast",
            "identity", "stop_gradient", "ones", "zeros", "ones_like", "zeros_like", "fill",
            "range", "shape", "size", "rank", "concat", "stack", "unstack", "split", "tile",
-           "pad", "eye", "linspace", "reverse", "roll", "repeat", "meshgrid"]
+           "pad", "eye", "linspace", "reverse", "roll", "meshgrid"]
 
 _FLOAT32 = np.dtype(np.float32)
+
+# (function name, type of an input) -> implementation, as TF's dispatch for
+# composite tensors: tf.ragged registers its concat and stack here on import.
+_DISPATCH = {}
+
+
+def _dispatch(name, values):
+    if _DISPATCH and not isinstance(values, Tensor):
+        for v in values:
+            impl = _DISPATCH.get((name, type(v)))
+            if impl is not None:
+                return impl
+    return None
 
 
 def _shape_tuple(shape, what):
@@ -222,6 +235,9 @@ def concat(values, axis, name="concat"):
         InvalidArgumentError: if the ranks differ, another dimension differs, or
             `axis` is out of range (the message names both shapes).
     """
+    impl = _dispatch("concat", values)
+    if impl is not None:
+        return impl(values, axis)
     xs = _tensors(values, "ConcatOp")
     s0 = xs[0]._value.shape
     for i, x in enumerate(xs[1:], 1):
@@ -254,6 +270,9 @@ def stack(values, axis=0, name="stack"):
     Raises:
         InvalidArgumentError: if the shapes differ or `axis` is out of range.
     """
+    impl = _dispatch("stack", values)
+    if impl is not None:
+        return impl(values, axis)
     xs = _tensors(values, "Pack")
     s0 = xs[0]._value.shape
     for i, x in enumerate(xs):
@@ -443,23 +462,6 @@ def roll(input, shift, axis, name=None):  # noqa: A002
         if n and s % n:
             x = _s.gather(x, Tensor((np.arange(n) - s) % n), axis=a)
     return x
-
-
-def repeat(input, repeats, axis=None, name=None):  # noqa: A002
-    """Repeat each entry along `axis` (flattened first when None) `repeats` times
-    (an int, or one count per entry), as tf.repeat. Differentiable."""
-    x = as_tensor(input)
-    if axis is None:
-        x, axis = _s.reshape(x, shape=(x._value.size,)), 0
-    axis = _axis(axis, x._value.ndim, "repeat")
-    counts = np.asarray(as_tensor(repeats)._value)
-    n = x._value.shape[axis]
-    if counts.dtype.kind not in "iu" or counts.ndim > 1 or (counts.ndim and counts.size not in (
-            1, n)) or (counts < 0).any():
-        raise InvalidArgumentError(f"repeat: repeats must be a non-negative int or a list of "
-                                   f"1 or {n} of them (axis {axis} of shape "
-                                   f"{list(x._value.shape)}), got {counts.tolist()}.")
-    return _s.gather(x, Tensor(np.repeat(np.arange(n), counts.reshape(-1))), axis=axis)
 
 
 def meshgrid(*args, **kwargs):

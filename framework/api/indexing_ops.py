@@ -18,7 +18,7 @@ from .array_ops import _axis, _shape_tuple
 
 __all__ = ["getitem", "slice", "strided_slice", "gather", "gather_nd", "boolean_mask", "one_hot",
            "unsorted_segment_sum", "dynamic_partition", "sort", "argsort", "searchsorted",
-           "unique", "unique_with_counts", "sequence_mask"]
+           "unique", "unique_with_counts", "sequence_mask", "repeat"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -440,3 +440,21 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
                                    "[Op:SequenceMask]")
     mask = n[..., None] > np.arange(width)
     return Tensor(mask.astype(dtypes.as_dtype(dtype)._np))
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Repeat each entry along `axis` (flattened first when None) `repeats` times
+    (an int, or one count per entry), as tf.repeat. Differentiable."""
+    x = as_tensor(input)
+    if axis is None:
+        x, axis = _s.reshape(x, shape=(x._value.size,)), 0
+    axis = _axis(axis, x._value.ndim, "repeat")
+    counts = np.asarray(as_tensor(repeats)._value)
+    n = x._value.shape[axis]
+    if counts.dtype.kind not in "iu" or counts.ndim > 1 or (counts.ndim and counts.size not in (
+            1, n)) or (counts < 0).any():
+        raise InvalidArgumentError(f"repeat: repeats must be a non-negative int or a list of "
+                                   f"1 or {n} of them (axis {axis} of shape "
+                                   f"{list(x._value.shape)}), got {counts.tolist()}.")
+    return _s.gather(x, Tensor(np.repeat(np.arange(n), counts.reshape(-1))), axis=axis)
+

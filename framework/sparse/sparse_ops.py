@@ -15,7 +15,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
 from ..ops import math as _m
 from ..ops import shape as _s
-from .sparse_tensor import SparseTensor
+from .sparse_tensor import SparseTensor, fill_value
 
 __all__ = ["to_dense", "from_dense", "reorder", "add", "sparse_dense_matmul", "reduce_sum",
            "reduce_max", "concat", "reshape", "retain", "slice", "transpose", "map_values",
@@ -86,14 +86,13 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     lin = _check_indices(sp, "SparseToDense") if validate_indices else _linear(
         sp.indices._value, shape)
     if not _is_numeric(values):  # strings: no arithmetic, no gradient
-        dense = np.full(_size(shape), values._value.dtype.type() if default_value is None
-                        else default_value, dtype=values._value.dtype)
+        dense = np.full(_size(shape), fill_value(values, default_value), values._value.dtype)
         dense[lin] = values._value
         return Tensor(dense.reshape(shape))
     placed = _s.scatter_add(values, Tensor(lin), axis=0, size=_size(shape))
     dense = _s.reshape(placed, shape=shape)
-    fill = 0 if default_value is None else as_tensor(default_value)._value
-    if np.any(fill != 0):
+    fill = fill_value(values, default_value)
+    if fill != 0:
         border = np.full(_size(shape), fill, values._value.dtype)
         border[lin] = 0
         dense = _m.add(dense, Tensor(border.reshape(shape)))

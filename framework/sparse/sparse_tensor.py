@@ -6,11 +6,11 @@ sparse tensors are sparse_ops.py; gradients flow through `values`."""
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
-from ..core.tensor import Tensor, TensorShape, as_tensor, binary_operands
+from ..core.tensor import Tensor, TensorShape, as_tensor, binary_operands, convert_to_tensor
 from ..ops import math as _m
 from ..ops import shape as _s
 
-__all__ = ["SparseTensor"]
+__all__ = ["SparseTensor", "fill_value"]
 
 
 def _int64(value, what):
@@ -19,6 +19,15 @@ def _int64(value, what):
         raise TypeError(f"SparseTensor: {what} must be integers, got dtype {array.dtype}: "
                         f"{value!r}.")
     return Tensor(array.astype(np.int64))
+
+
+def fill_value(values, default_value):
+    """The entry a dense conversion puts where `values` (a Tensor) has none:
+    `default_value` in the values' dtype, or its zero (b'' for strings)."""
+    array = values._value
+    if default_value is None:
+        return b"" if array.dtype.kind == "O" else array.dtype.type()
+    return convert_to_tensor(default_value, dtype=values.dtype)._value[()]
 
 
 class SparseTensor:
@@ -80,8 +89,8 @@ class SparseTensor:
         return []
 
     def __repr__(self):
-        return (f"SparseTensor(indices={self._indices}, values={self._values}, "
-                f"dense_shape={self._dense_shape})")
+        return (f"SparseTensor(indices={self._indices!s}, values={self._values!s}, "
+                f"dense_shape={self._dense_shape!s})")
 
     # TF defines only these operators on SparseTensor (math_ops: sparse_dense_cwise_*).
     def _cwise(self, other, op, name):
