@@ -70,7 +70,7 @@ class DatasetCore:
 
     def _pass_through(self, kind, **state):
         """The same elements under another name (prefetch, cache of slices)."""
-        state = dict(dict(slices=self._slices, order=self._order, batch=self._batch), **state)
+        state = {"slices": self._slices, "order": self._order, "batch": self._batch, **state}
         return self._derive(self._iterate, self._cardinality_value, lambda: self.element_spec,
                             kind, **state)
 

@@ -148,9 +148,9 @@ class Batching:
                 (TF's message, naming the component and shapes).
         """
         size = _positive(batch_size, "batch_size", "batch")
-        cardinality = lambda: _batched_cardinality(self._known_cardinality(), size,  # noqa
+        cardinality = lambda: _batched_cardinality(self._known_cardinality(), size,
                                                    drop_remainder)
-        spec = lambda: _batched_spec(self.element_spec, size if drop_remainder else None)  # noqa
+        spec = lambda: _batched_spec(self.element_spec, size if drop_remainder else None)
         if self._slices is not None and self._batch is None:
             slices, order, n = self._slices, self._order, self._length
 
@@ -160,7 +160,7 @@ class Batching:
                 for start in range(0, stop, size):
                     part = slice(start, start + size) if index is None else \
                         index[start:start + size]
-                    yield structure.map_structure(lambda a: a[part], slices)
+                    yield structure.map_structure(lambda a, part=part: a[part], slices)
 
             return self._derive(cut, cardinality, spec, "_BatchDataset",
                                 batch=(size, drop_remainder))

@@ -7,13 +7,26 @@ import itertools
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
+from .csv_files import CsvDataset, make_csv_dataset
 from .dataset import Dataset
 from .options import AutoShardPolicy
 from .structure import AUTOTUNE, INFINITE, UNKNOWN
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
-           "cardinality", "assert_cardinality", "get_single_element", "sample_from_datasets",
-           "choose_from_datasets", "Counter", "enumerate_dataset"]
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "AutoShardPolicy",
+    "Counter",
+    "CsvDataset",
+    "assert_cardinality",
+    "cardinality",
+    "choose_from_datasets",
+    "enumerate_dataset",
+    "get_single_element",
+    "make_csv_dataset",
+    "sample_from_datasets",
+]
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
@@ -37,7 +50,7 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
 
-def Counter(start=0, step=1, dtype=dtypes.int64, name=None):  # noqa: N802 (TF's name)
+def Counter(start=0, step=1, dtype=dtypes.int64, name=None):
     """An infinite dataset counting from `start` by `step`."""
     cast = dtypes.as_dtype(dtype)._np.type
     return Dataset._new(lambda: (cast(v) for v in itertools.count(int(start), int(step))),

@@ -4,8 +4,9 @@ tapeflow runs pipelines in the calling thread, in order, so they are recorded
 and returned by `Dataset.options()` but change nothing."""
 
 import enum
+from typing import ClassVar
 
-__all__ = ["Options", "AutoShardPolicy"]
+__all__ = ["AutoShardPolicy", "Options"]
 
 
 class AutoShardPolicy(enum.IntEnum):
@@ -21,7 +22,7 @@ class _OptionGroup:
     """A group of options with a fixed set of names; any other name is an
     AttributeError, as TF's OptionsBase."""
 
-    _NAMES = {}
+    _NAMES: ClassVar[dict] = {}
 
     def __init__(self):
         for name, default in self._NAMES.items():
@@ -41,16 +42,16 @@ class _OptionGroup:
 
 
 class AutotuneOptions(_OptionGroup):
-    _NAMES = {"enabled": None, "cpu_budget": None, "ram_budget": None,
+    _NAMES: ClassVar[dict] = {"enabled": None, "cpu_budget": None, "ram_budget": None,
               "autotune_algorithm": None}
 
 
 class DistributeOptions(_OptionGroup):
-    _NAMES = {"auto_shard_policy": AutoShardPolicy.AUTO, "num_devices": None}
+    _NAMES: ClassVar[dict] = {"auto_shard_policy": AutoShardPolicy.AUTO, "num_devices": None}
 
 
 class OptimizationOptions(_OptionGroup):
-    _NAMES = dict.fromkeys(["apply_default_optimizations", "filter_fusion",
+    _NAMES: ClassVar[dict] = dict.fromkeys(["apply_default_optimizations", "filter_fusion",
                             "filter_parallelization", "inject_prefetch", "map_and_batch_fusion",
                             "map_and_filter_fusion", "map_fusion", "map_parallelization",
                             "noop_elimination", "parallel_batch", "seq_interleave_prefetch",
@@ -58,7 +59,7 @@ class OptimizationOptions(_OptionGroup):
 
 
 class ThreadingOptions(_OptionGroup):
-    _NAMES = {"max_intra_op_parallelism": None, "private_threadpool_size": None}
+    _NAMES: ClassVar[dict] = {"max_intra_op_parallelism": None, "private_threadpool_size": None}
 
 
 class Options(_OptionGroup):
@@ -69,7 +70,7 @@ class Options(_OptionGroup):
     in order, so it is always deterministic).
     """
 
-    _NAMES = {"autotune": AutotuneOptions, "deterministic": None,
+    _NAMES: ClassVar[dict] = {"autotune": AutotuneOptions, "deterministic": None,
               "experimental_deterministic": None, "experimental_distribute": DistributeOptions,
               "experimental_external_state_policy": None,
               "experimental_optimization": OptimizationOptions, "experimental_slack": None,

@@ -162,7 +162,7 @@ class Sources:
 
         def iterate():
             for i in range(n):
-                yield structure.map_structure(lambda a: structure.row(a, i), components)
+                yield structure.map_structure(lambda a, i=i: structure.row(a, i), components)
 
         return cls._new(iterate, n, spec, "_TensorSliceDataset", slices=components)
 
@@ -251,7 +251,7 @@ class Sources:
                     result = n
             return result
 
-        spec = lambda: structure.pack_as(datasets, [d.element_spec for d in leaves])  # noqa
+        spec = lambda: structure.pack_as(datasets, [d.element_spec for d in leaves])
         state = {}
         if all(d._slices is not None and d._order is None and d._batch is None
                for d in leaves):

@@ -10,9 +10,23 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
 
-__all__ = ["INFINITE", "UNKNOWN", "AUTOTUNE", "DatasetSpec", "flatten", "pack_as",
-           "map_structure", "to_component", "to_components", "to_tensors", "to_numpy",
-           "spec_of", "call_unpacked", "function_output", "check_same_structure"]
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE",
+    "UNKNOWN",
+    "DatasetSpec",
+    "call_unpacked",
+    "check_same_structure",
+    "flatten",
+    "function_output",
+    "map_structure",
+    "pack_as",
+    "spec_of",
+    "to_component",
+    "to_components",
+    "to_numpy",
+    "to_tensors",
+]
 
 AUTOTUNE = -1
 INFINITE = -1   # tf.data.INFINITE_CARDINALITY
@@ -140,7 +154,7 @@ class DatasetSpec:
     """The spec of a component that is itself a dataset (`window` makes them), as
     `tf.data.DatasetSpec(element_spec, dataset_shape=())`."""
 
-    __slots__ = ("_element_spec", "_dataset_shape")
+    __slots__ = ("_dataset_shape", "_element_spec")
 
     def __init__(self, element_spec, dataset_shape=()):
         self._element_spec = element_spec

@@ -14,12 +14,12 @@ from . import structure
 from .dataset import Dataset
 from .structure import UNKNOWN
 
-__all__ = ["TextLineDataset"]
+__all__ = ["TextLineDataset", "compression_of", "file_names", "raw_lines"]
 
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
 
 
-def _names(filenames):
+def file_names(filenames):
     """The file names as str: from a str, bytes, a list of them, a string Tensor
     or array, or (read on each pass) a Dataset of scalar strings."""
     if hasattr(filenames, "_iterate"):
@@ -57,17 +57,31 @@ def _zlib_lines(handle):
         yield pending
 
 
-def _lines(name, compression):
-    """The lines of one file without their line ending ("\\n" or "\\r\\n"), as TF."""
+def raw_lines(name, compression):
+    """The lines of one file as bytes with their line endings (also for the
+    CSV reader). `compression` is "", "ZLIB" or "GZIP"."""
+    opener = gzip.open if compression == "GZIP" else open
     try:
-        handle = gzip.open(name, "rb") if compression == "GZIP" else open(name, "rb")
+        with opener(name, "rb") as handle:
+            yield from (_zlib_lines(handle) if compression == "ZLIB" else handle)
     except FileNotFoundError:
         raise NotFoundError(f"{name}; No such file or directory") from None
-    with handle:
-        for line in (_zlib_lines(handle) if compression == "ZLIB" else handle):
-            if line.endswith(b"\n"):
-                line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
-            yield np.array(line, dtype=object)
+
+
+def compression_of(compression_type):
+    compression = (compression_type or "").upper()
+    if compression not in _COMPRESSIONS:
+        raise InvalidArgumentError(f"Unsupported compression_type: {compression_type!r}; "
+                                   f"use None, '', 'ZLIB' or 'GZIP'.")
+    return compression
+
+
+def _lines(name, compression):
+    """The lines of one file without their line ending ("\\n" or "\\r\\n"), as TF."""
+    for line in raw_lines(name, compression):
+        if line.endswith(b"\n"):
+            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+        yield np.array(line, dtype=object)
 
 
 class TextLineDataset(Dataset):
@@ -88,11 +102,8 @@ class TextLineDataset(Dataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
-        compression = (compression_type or "").upper()
-        if compression not in _COMPRESSIONS:
-            raise InvalidArgumentError(f"Unsupported compression_type: {compression_type!r}; "
-                                       f"use None, '', 'ZLIB' or 'GZIP'.")
-        names = _names(filenames)
+        compression = compression_of(compression_type)
+        names = file_names(filenames)
         spec = TensorSpec([], dtypes.string)
         if num_parallel_reads not in (None, 1):
             files = Dataset._new(lambda: (np.array(n.encode(), dtype=object) for n in names()),

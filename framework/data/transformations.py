@@ -14,7 +14,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
 from ..random import generator
 from . import structure
-from .structure import INFINITE, UNKNOWN, AUTOTUNE
+from .structure import AUTOTUNE, INFINITE, UNKNOWN
 
 __all__ = ["Transformations"]
 
@@ -441,4 +441,5 @@ def _most_specific(first, second):
 
 
 def _slices_in(slices, index):
-    return (structure.map_structure(lambda a: structure.row(a, i), slices) for i in index)
+    for i in index:
+        yield structure.map_structure(lambda a, i=i: structure.row(a, i), slices)

@@ -4,7 +4,6 @@ page unless said otherwise."""
 
 import numpy as np
 import pytest
-
 import tapeflow as tf
 
 D = tf.data.Dataset

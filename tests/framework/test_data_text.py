@@ -7,7 +7,6 @@ import zlib
 
 import numpy as np
 import pytest
-
 import tapeflow as tf
 
 D = tf.data.Dataset

@@ -5,7 +5,6 @@ examples of TF's tf.data.Dataset API page unless said otherwise."""
 
 import numpy as np
 import pytest
-
 import tapeflow as tf
 
 D = tf.data.Dataset
