@@ -350,6 +350,8 @@ def tile(input, multiples, name=None):  # noqa: A002
     Raises:
         InvalidArgumentError: if `multiples` has the wrong length or a negative entry.
     """
+    if _DISPATCH and not isinstance(input, Tensor) and ("tile", type(input)) in _DISPATCH:
+        return _DISPATCH["tile", type(input)](input, multiples)
     x = as_tensor(input)
     shape = x._value.shape
     reps = _shape_tuple(multiples, "tile")
@@ -438,6 +440,8 @@ def linspace(start, stop, num, name=None, axis=0):
 
 def reverse(tensor, axis, name=None):
     """Reverse the order of entries along each axis in `axis`, as tf.reverse."""
+    if _DISPATCH and not isinstance(tensor, Tensor) and ("reverse", type(tensor)) in _DISPATCH:
+        return _DISPATCH["reverse", type(tensor)](tensor, axis)
     x = as_tensor(tensor)
     axes = normalize_axis(list(_shape_tuple(axis, "reverse")), x._value.ndim, "ReverseV2",
                           x._value.shape) or ()

@@ -229,5 +229,53 @@ def _rows_of_one(rt):
     return RaggedTensor.from_row_splits(inner, np.arange(n + 1))
 
 
+def _positions(rt):
+    """(row start, row length, position in row) of each value of rt."""
+    lengths = np.diff(rt._splits)
+    rows = np.repeat(np.arange(lengths.size), lengths)
+    return rt._splits[:-1][rows], lengths[rows], np.arange(rows.size) - rt._splits[rows]
+
+
+def reverse(tensor, axis):
+    """tf.reverse of a RaggedTensor: axis 0 reverses the rows, axis 1 each row,
+    deeper axes the values."""
+    rt = tensor
+    for a in sorted({_array_ops._axis(a, rt.ndim, "reverse") for a in np.atleast_1d(
+            as_tensor(axis)._value).tolist()}):
+        if a == 0:
+            rt = gather_rows(rt, np.arange(rt.nrows_int())[::-1])
+        elif a == 1:
+            start, length, position = _positions(rt)
+            rt = rt.with_values(gather_rows(rt.values, start + length - 1 - position))
+        else:
+            inner = rt.values
+            rt = rt.with_values(reverse(inner, [a - 1]) if isinstance(inner, RaggedTensor)
+                                else _array_ops.reverse(inner, [a - 1]))
+    return rt
+
+
+def tile(input, multiples):  # noqa: A002 -- TF's name
+    """tf.tile of a RaggedTensor: rows repeated multiples[0] times, each row's
+    values multiples[1] times in a row, the values by the rest."""
+    reps = [int(m) for m in np.asarray(as_tensor(multiples)._value).reshape(-1)]
+    if len(reps) != input.ndim or any(m < 0 for m in reps):
+        raise InvalidArgumentError(f"tile: multiples {reps} must hold {input.ndim} "
+                                   f"non-negative counts for shape {input.shape}.")
+    rt = gather_rows(input, np.tile(np.arange(input.nrows_int()), reps[0]))
+    lengths = np.diff(rt._splits)
+    new_lengths = lengths * reps[1]
+    rows = np.repeat(np.arange(lengths.size), new_lengths)
+    position = np.arange(rows.size) - np.repeat(np.cumsum(new_lengths) - new_lengths,
+                                                 new_lengths)
+    idx = rt._splits[:-1][rows] + position % np.maximum(lengths[rows], 1)
+    values = gather_rows(rt.values, idx)
+    if any(m != 1 for m in reps[2:]):
+        values = tile(values, reps[1:]) if isinstance(values, RaggedTensor) else \
+            _array_ops.tile(values, [1] + reps[2:])
+    return RaggedTensor.from_row_lengths(values, new_lengths)
+
+
 _array_ops._DISPATCH[("concat", RaggedTensor)] = concat
+_array_ops._DISPATCH[("reverse", RaggedTensor)] = reverse
+_array_ops._DISPATCH[("tile", RaggedTensor)] = tile
 _array_ops._DISPATCH[("stack", RaggedTensor)] = stack

@@ -41,6 +41,8 @@ GRADCHECK_CASES = [
          _r(2)),
     Case("ragged_operators", lambda v, d: (_rt(v) * d + 2.0 - _rt(v) / 3.0).to_tensor()
          ** 2, _r(3), _r(3, 1)),
+    Case("ragged_reverse_tile", lambda v: tf.tile(tf.reverse(_rt(v, (2, 0, 1)), [0, 1]), [2, 3])
+         .to_tensor() * tf.reverse(_rt(v, (3,)), [1]).to_tensor()[0, 0], _r(3)),
     Case("ragged_to_sparse", lambda v: tf.sparse.to_dense(_rt(v, (1, 2)).to_sparse()) ** 2,
          _r(3)),
 ]
@@ -190,6 +192,17 @@ def test_conversions():
     assert tf.stack([x, x]).shape == (2, None, None)
     assert tf.stack([x, x], axis=1).to_list() == [[[1, 2], [1, 2]], [[3], [3]],
                                                   [[4, 5, 6], [4, 5, 6]]]
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    assert tf.tile(digits, [1, 2]).to_list() == [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9,
+                                                                               2], [6, 6], []]
+    assert tf.tile(x, [2, 1]).to_list() == x.to_list() * 2
+    assert tf.concat([x, tf.reverse(x, [1])], 1).to_list() == [[1, 2, 2, 1], [3, 3],
+                                                               [4, 5, 6, 6, 5, 4]]
+    assert tf.reverse(x, [0]).to_list() == [[4, 5, 6], [3], [1, 2]]
+    deep = tf.ragged.constant([[[1, 2, 3], [4]], [[5], [], [6]]])
+    assert tf.reverse(deep, [2]).to_list() == [[[3, 2, 1], [4]], [[5], [], [6]]]
+    assert tf.tile(deep, [1, 1, 2]).to_list() == [[[1, 2, 3, 1, 2, 3], [4, 4]],
+                                                  [[5, 5], [], [6, 6]]]
     assert tf.ragged.range([3, 5, 2]).to_list() == [[0, 1, 2], [0, 1, 2, 3, 4], [0, 1]]
     assert tf.ragged.range([0, 5], [4, 8], 2).to_list() == [[0, 2], [5, 7]]
     np.testing.assert_array_equal(tf.ragged.row_splits_to_segment_ids([0, 2, 2, 3]).numpy(),
