@@ -63,7 +63,6 @@ def install():
     Tensor.__xor__ = tf_math.logical_xor
     Tensor.__invert__ = lambda self: tf_math.logical_not(self)
     Tensor.__getitem__ = indexing_ops.getitem
-    Tensor.__hash__ = None
     Tensor.T = property(lambda self: array_ops.transpose(self))
 
 

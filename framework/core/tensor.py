@@ -12,38 +12,13 @@ from .conversion import python_value_to_array as _python_value_to_array
 from .errors import InvalidArgumentError
 from .name_scope import scoped_variable_name
 from .string_values import OBJECT as _OBJECT
+from .tensor_shape import TensorShape
+from .tensor_shape import shape_dims as _shape_dims
 
 __all__ = ["Tensor", "Variable", "TensorShape", "constant", "convert_to_tensor"]
 
 _NP_FLOAT32 = np.float32
 _PY_SCALAR_TYPES = {float, int, builtins.bool}
-
-
-class TensorShape(tuple):
-    """A tuple of dimensions with TF's helpers (`as_list`, `rank`)."""
-
-    __slots__ = ()
-
-    @property
-    def rank(self):
-        return len(self)
-
-    ndims = rank
-
-    def as_list(self):
-        return list(self)
-
-    def num_elements(self):
-        return int(np.prod(self, dtype=np.int64))
-
-    def is_fully_defined(self):
-        return all(d is not None for d in self)
-
-    def __repr__(self):
-        return f"TensorShape({list(self)})"
-
-    def __str__(self):
-        return tuple.__repr__(self)
 
 
 class Tensor:
@@ -56,7 +31,6 @@ class Tensor:
 
     __slots__ = ("_value", "__weakref__")
     __array_priority__ = 100  # NumPy defers `ndarray + Tensor` to Tensor.__radd__.
-    __hash__ = None  # `==` is elementwise, as in TF 2; use `ref()` as a dict key.
 
     def __init__(self, value):
         self._value = value
@@ -86,8 +60,26 @@ class Tensor:
     def get_shape(self):
         return self.shape
 
+    def set_shape(self, shape):
+        """Check that `shape` (None dimensions, or None for any rank) fits, as TF's eager
+        `set_shape`: an eager tensor's shape is always fully known, so nothing changes.
+
+        Raises:
+            ValueError: naming both shapes, if they are not compatible.
+        """
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {tuple(self._value.shape)} is not compatible "
+                             f"with supplied shape {_shape_dims(shape)}.")
+
     def ref(self):
+        """A hashable handle on this tensor (`.deref()` gives it back), for dict keys."""
         return _Reference(self)
+
+    def __hash__(self):  # `==` is elementwise, as in TF 2
+        raise TypeError(f"{self._kind} is unhashable. Instead, use {self._kind.lower()}.ref() "
+                        "as the key.")
+
+    _kind = "Tensor"
 
     def __array__(self, dtype=None, copy=None):
         value = np.asarray(self._value)
@@ -96,12 +88,12 @@ class Tensor:
     # -- Python protocol ----------------------------------------------------
     def __len__(self):
         if self._value.ndim == 0:
-            raise TypeError("len() of a rank-0 (scalar) tensor is undefined.")
+            raise TypeError("Scalar tensor has no `len()`")
         return self._value.shape[0]
 
     def __iter__(self):
         if self._value.ndim == 0:
-            raise TypeError("Cannot iterate over a rank-0 (scalar) tensor.")
+            raise TypeError("Cannot iterate over a scalar tensor.")
         return (self[i] for i in range(self._value.shape[0]))
 
     def _scalar(self, kind):
@@ -117,15 +109,16 @@ class Tensor:
         return int(self._scalar("int"))
 
     def __index__(self):
-        if self._value.dtype.kind not in "iu":
-            raise TypeError(f"Only integer tensors can be used as an index, got {self.dtype!r}.")
-        return int(self._scalar("an index"))
+        if self._value.dtype.kind not in "iu" or self._value.ndim:
+            raise TypeError(f"Only rank-0 integer tensors can be used as an index, got a "
+                            f"{self.dtype.name} tensor of shape {tuple(self._value.shape)}.")
+        return int(self._value)
 
     def __bool__(self):
-        if self._value.size != 1:
+        if self._value.size > 1:
             raise ValueError("The truth value of a tensor with more than one element is "
                              "ambiguous. Use tf.reduce_any or tf.reduce_all.")
-        return builtins.bool(self._value.reshape(()).item())
+        return self._value.size == 1 and builtins.bool(self._value.reshape(()).item())
 
     def __repr__(self):
         text = repr(np.asarray(self._value)) if self._value.ndim else _scalar_text(self._value)
@@ -138,9 +131,9 @@ class Tensor:
         return f"tf.Tensor({sep}{text}, shape={tuple(self._value.shape)}, dtype={self.dtype.name})"
 
     def __format__(self, spec):
-        if self._value.ndim == 0 and spec:
-            return format(self._value.item(), spec)
-        return format(str(self), spec)
+        """As TF: the NumPy value's format (`f"{t:.2f}"` for a scalar, `f"{t}"` is
+        NumPy's text; a format spec for a non-scalar is NumPy's TypeError)."""
+        return format(self.numpy(), spec)
 
     def __reduce__(self):
         return constant, (np.array(self._value),)
@@ -171,6 +164,9 @@ class _Reference:
 
     def deref(self):
         return self._target
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._target!r}>"
 
     def __hash__(self):
         return id(self._target)
@@ -282,6 +278,11 @@ class Variable(Tensor):
                 f"dtype={self.dtype.name}, numpy={text}>")
 
     __str__ = __repr__
+    _kind = "Variable"
+
+    def __format__(self, spec):
+        # TF prints the repr for f"{v}"; a spec formats the value (TF refuses any spec).
+        return repr(self) if not spec else format(self.numpy(), spec)
 
     def __reduce__(self):
         return _rebuild_variable, (self._value.copy(), self._name, self._trainable)

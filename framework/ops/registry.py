@@ -28,7 +28,7 @@ NON_DIFFERENTIABLE = set()
 STRING_OPS = frozenset({"add", "getitem", "gather", "concat", "reshape", "transpose",
                         "broadcast_to", "identity", "stop_gradient", "select", "unbroadcast"})
 _SILENT_ON_STRINGS = frozenset({"maximum", "minimum", "reduce_max", "reduce_min",
-                                "reduce_sum", "cumsum", "cast"})
+                                "reduce_sum", "cumsum", "cast", "real", "imag"})
 
 
 _new_tensor = object.__new__

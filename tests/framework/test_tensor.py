@@ -95,7 +95,7 @@ def test_python_protocol():
     assert [10, 20, 30][tf.constant(1)] == 20
     with pytest.raises(ValueError, match="ambiguous"):
         bool(t)
-    with pytest.raises(TypeError, match="scalar"):
+    with pytest.raises(TypeError, match="Scalar tensor has no"):
         len(tf.constant(1.0))
     with pytest.raises(ValueError, match="single-element"):
         float(t)
@@ -204,3 +204,75 @@ def test_equal_constants_are_distinct_sources():
         tape.watch([a, c])
         y = 3.0 * a + 5.0 * c
     assert [g.numpy() for g in tape.gradient(y, [a, c])] == [3.0, 5.0]
+
+
+# -- Tensor methods of TF 2's eager tensor (values and messages from TF 2.21) --
+
+def test_set_shape_checks_compatibility_and_names_both_shapes():
+    t = tf.constant([[1, 2, 3]])
+    for fits in ([1, 3], (1, 3), [None, 3], None, tf.TensorShape([1, None])):
+        assert t.set_shape(fits) is None
+    assert t.shape == (1, 3) and t.get_shape() == tf.TensorShape([1, 3])
+    with pytest.raises(ValueError, match=r"Tensor's shape \(1, 3\) is not compatible with "
+                                         r"supplied shape \(2, 3\)"):
+        t.set_shape([2, 3])
+    with pytest.raises(ValueError, match=r"supplied shape \(3,\)"):
+        t.set_shape([3])
+    with pytest.raises(TypeError, match="Failed to convert 'ab' to a shape"):
+        t.set_shape("ab")
+
+
+def test_tensor_shape_compatibility_and_merge():
+    shape = tf.TensorShape([1, None])
+    assert shape.is_compatible_with([1, 3]) and not shape.is_compatible_with([2, 3])
+    assert not shape.is_compatible_with([1]) and shape.is_compatible_with(None)
+    assert shape.merge_with([1, 3]) == tf.TensorShape([1, 3])
+    with pytest.raises(ValueError, match=r"Shapes \(1, None\) and \(2, 3\) are not compatible"):
+        shape.merge_with([2, 3])
+
+
+def test_format_is_numpys_format_of_the_value():
+    assert f"{tf.constant(1.5):.2f}" == "1.50"
+    assert f"{tf.constant(7):03d}" == "007"
+    assert f"{tf.constant(1.5)}" == "1.5" and f"{tf.constant(True)}" == "True"
+    assert f"{tf.constant([1, 2])}" == "[1 2]"
+    assert f"{tf.constant([[1.5, 2]])}" == "[[1.5 2. ]]"
+    assert f"{tf.constant('ab')}" == "b'ab'"
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{tf.constant([1.5]):.2f}"
+    v = tf.Variable(1.5)
+    assert f"{v}" == repr(v) and f"{v:.1f}" == "1.5"
+
+
+def test_truth_value_length_iteration_and_index_rules():
+    assert bool(tf.constant([1])) and not bool(tf.constant([], tf.int32))
+    assert bool(tf.constant("a")) and not bool(tf.constant(""))
+    with pytest.raises(ValueError, match="truth value of a tensor with more than one element"):
+        bool(tf.constant([1, 2]))
+    with pytest.raises(TypeError, match="Scalar tensor has no `len\\(\\)`"):
+        len(tf.constant(1))
+    with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor"):
+        iter(tf.constant(1))
+    assert len(tf.constant([[1, 2, 3]])) == 1
+    assert [int(x) for x in tf.constant([4, 5])] == [4, 5]
+    assert [1, 2, 3][tf.constant(1)] == 2 and [1, 2][tf.constant(1, tf.uint8)] == 2
+    assert list(range(tf.constant(3, tf.int64))) == [0, 1, 2]
+    for bad in (tf.constant(1.0), tf.constant([1]), tf.constant(True)):
+        with pytest.raises(TypeError, match="rank-0 integer"):
+            [1, 2, 3][bad]
+
+
+def test_tensors_are_unhashable_and_ref_is_the_key():
+    t, v = tf.constant(1), tf.Variable(1.0)
+    with pytest.raises(TypeError, match=r"Tensor is unhashable. Instead, use tensor.ref\(\) "
+                                        "as the key."):
+        hash(t)
+    with pytest.raises(TypeError, match="Tensor is unhashable"):
+        t in {1}
+    with pytest.raises(TypeError, match=r"Variable is unhashable. Instead, use variable.ref\(\)"):
+        {v: 1}
+    keys = {t.ref(): "t", v.ref(): "v"}
+    assert keys[t.ref()] == "t" and keys[v.ref()] == "v"
+    assert t.ref() != tf.constant(1).ref()  # identity, not value
+    assert t.ref().deref() is t and v.ref().deref() is v
+    assert repr(t.ref()).startswith("<Reference wrapping <tf.Tensor: shape=()")
