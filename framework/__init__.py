@@ -84,6 +84,8 @@ _LAZY = {
     "assert_greater": ("debugging.asserts", "assert_greater"),
     "assert_less": ("debugging.asserts", "assert_less"),
     "assert_rank": ("debugging.asserts", "assert_rank"),
+    # issue 21: tf.distribute over MPI (mpi4py is imported only when a strategy is made)
+    "distribute": "distribute",
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
     # issue 15 item 8: tf.summary (TensorBoard event files)

@@ -318,11 +318,12 @@ class Layer(VariableTracking, Module):
                 with building():  # waits while another thread builds
                     if not self.built:
                         _calling.build_from_call(self, params, args, kwargs)
-            if _record._recording:  # which records this call makes: GradientTape.memory_report
-                tapes = _record.current_tapes()
+            # Which records this call makes, for GradientTape.memory_report.
+            tapes = _record.current_tapes() if _record._recording else None
+            if tapes:
                 starts = [len(tape._records) for tape in tapes]
             outputs = self.call(*args, **kwargs)
-            if _record._recording:
+            if tapes:
                 _note_layer_spans(self, tapes, starts)
         finally:
             _context.depth, _context.training = outer_depth, outer_training

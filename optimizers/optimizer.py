@@ -11,6 +11,7 @@ import numpy as np
 
 from ..autodiff.explain import why_no_gradient
 from ..autodiff.tape import GradientTape
+from ..distribute import context as _distribute_context
 from ..core.tensor import Tensor, Variable
 
 from . import _util
@@ -277,6 +278,8 @@ class Optimizer(SlotsMixin, StateMixin):
                              f"variables.{_reasons(missing)}")
         if missing:
             _warn_missing(missing)
+        if _distribute_context.replica.strategy is not None:  # summed over the replicas, as TF
+            arrays = _distribute_context.sum_gradients(arrays)
         if self.clipnorm:
             arrays = [_util.clip_by_norm(a, self.clipnorm) for a in arrays]
         elif self.global_clipnorm:

@@ -152,6 +152,8 @@ class ModelCheckpoint(Callback):
         KeyError: when the template names a key the logs do not have.
     """
 
+    chief_only = True  # distributed training: only rank 0 writes (training/loops.py)
+
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", save_freq="epoch",
                  initial_value_threshold=None):
@@ -247,6 +249,8 @@ class CSVLogger(Callback):
         separator: the field separator (',').
         append: continue an existing file (no second header) instead of overwriting.
     """
+
+    chief_only = True
 
     def __init__(self, filename, separator=",", append=False):
         super().__init__()
@@ -351,6 +355,9 @@ class BackupAndRestore(Callback):
     _FORMAT = "tapeflow-backup-2"
     _WEIGHTS = re.compile(r"^epoch-\d+\.weights\.npz$")
 
+    # Distributed training: every rank restores, only rank 0 writes (training/loops.py).
+    writes_backups = True
+
     def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
         super().__init__()
         if not backup_dir:
@@ -409,7 +416,8 @@ class BackupAndRestore(Callback):
     def on_train_begin(self, logs=None):
         self._pending = None
         backup = self._read_backup()
-        self._remove_uncommitted(keep=backup and os.path.basename(backup[1]))
+        if self.writes_backups:
+            self._remove_uncommitted(keep=backup and os.path.basename(backup[1]))
         if backup is not None:
             self.model.load_weights(backup[1])
             self.model._initial_epoch = backup[0]
@@ -439,12 +447,16 @@ class BackupAndRestore(Callback):
             self._commit()
 
     def on_epoch_end(self, epoch, logs=None):
+        if not self.writes_backups:
+            return
         os.makedirs(self.backup_dir, exist_ok=True)
         name = f"epoch-{epoch + 1:06d}.weights.npz"
         self.model.save_weights(os.path.join(self.backup_dir, name))
         self._pending = (epoch + 1, name)
 
     def on_train_end(self, logs=None):
+        if not self.writes_backups:
+            return
         if not self.delete_checkpoint:
             if self._pending is not None:
                 self._commit()

@@ -11,6 +11,8 @@ from ..core import nest
 from ..layers.base import Layer, _uniquify
 from ..layers.serialization import register as _register_class
 from ..training import loops
+from ..distribute import context as _distribute_context
+from ..distribute.strategy import get_strategy
 from ..training.compile_utils import LossContainer, MetricContainer
 from ..training.numerics import is_finite_loss
 from ..training.numerics import replay as replay_non_finite
@@ -68,6 +70,8 @@ class Model(Layer):
         object.__setattr__(self, "_metrics", None)
         object.__setattr__(self, "_loss_tracker", None)
         object.__setattr__(self, "_compile_config", None)
+        # The strategy whose scope is open when the model is made (or compiled), as TF.
+        object.__setattr__(self, "_distribute_strategy", _distribute_context.current())
         if inputs is not None or outputs is not None:
             if inputs is None or outputs is None:
                 raise ValueError("A functional Model needs both `inputs` and `outputs`.")
@@ -143,6 +147,8 @@ class Model(Layer):
         if unknown:
             raise TypeError(f"compile() got unexpected keyword arguments {sorted(unknown)}.")
         object.__setattr__(self, "optimizer", _optimizers.get(optimizer))
+        if _distribute_context.current() is not None:
+            object.__setattr__(self, "_distribute_strategy", _distribute_context.current())
         names = self.output_names
         object.__setattr__(self, "_loss", None if loss is None
                            else LossContainer(loss, loss_weights, names))
@@ -191,8 +197,13 @@ class Model(Layer):
             for extra in regularization_losses or []:
                 total = total + extra
             self._track_loss(total, y_pred)
-            return total
+            return _replica_share(total)  # scaled for summed gradients, as TF's container
         return compiled_loss
+
+    @property
+    def distribute_strategy(self):
+        """The tf.distribute strategy the model was created or compiled under."""
+        return self._distribute_strategy or get_strategy()
 
     @property
     def compiled_metrics(self):
@@ -232,12 +243,13 @@ class Model(Layer):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+            share = _replica_share(loss)
         if not is_finite_loss(loss) and self._non_finite_report is None:
             # Replayed before the update, while the weights are still as the step found them.
             object.__setattr__(self, "_non_finite_report",
                                replay_non_finite(self, x, y, sample_weight))
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(share, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
         self._track_loss(loss, y_pred)
         return self.compute_metrics(x, y, y_pred, sample_weight)
@@ -330,3 +342,11 @@ class Model(Layer):
 
 
 _register_class(Model, "Functional")  # Keras 3 saves functional models under this name
+
+
+def _replica_share(loss):
+    """This replica's share of a batch's mean loss under a distributed strategy (its
+    rows over the global batch's), so that gradients summed over the replicas are the
+    global batch's; the loss itself otherwise (training/distributed.py)."""
+    replica = _distribute_context.replica
+    return loss if replica.strategy is None else loss * replica.loss_scale

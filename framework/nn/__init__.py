@@ -10,7 +10,8 @@ from .activations import log_softmax, softmax
 from .conv import bias_add, conv1d, conv2d, conv2d_transpose, depthwise_conv2d
 from .conv import conv2d_bias_activation  # noqa: F401 -- tapeflow's own, not in tf.nn's __all__
 from .embedding import embedding_lookup
-from .losses import (l2_loss, sigmoid_cross_entropy_with_logits,
+from .losses import (compute_average_loss, l2_loss, scale_regularization_loss,
+                     sigmoid_cross_entropy_with_logits,
                      softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits)
 from .normalization import batch_normalization, dropout, moments
 from .pooling import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
@@ -18,6 +19,7 @@ from .pooling import avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softplus",
            "softsign", "log_sigmoid", "sigmoid", "tanh", "softmax", "log_softmax",
            "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
-           "sigmoid_cross_entropy_with_logits", "l2_loss", "dropout", "bias_add", "moments",
+           "sigmoid_cross_entropy_with_logits", "l2_loss", "compute_average_loss",
+           "scale_regularization_loss", "dropout", "bias_add", "moments",
            "batch_normalization", "embedding_lookup", "conv1d", "conv2d", "conv2d_transpose",
            "depthwise_conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]

@@ -11,10 +11,11 @@ from ..ops import math as _m
 from ..ops import nn as _n
 from ..ops import reduce as _r
 from ..ops import shape as _s
+from ..distribute.strategy import get_strategy
 from ._checks import float_tensor, last_axis
 
 __all__ = ["softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
-           "sigmoid_cross_entropy_with_logits", "l2_loss"]
+           "sigmoid_cross_entropy_with_logits", "l2_loss", "compute_average_loss", "scale_regularization_loss"]
 
 
 def _move_last(t, axis):
@@ -120,3 +121,30 @@ def l2_loss(t, name=None):
     """sum(t ** 2) / 2, a scalar."""
     t = float_tensor(t, "L2Loss", "t")
     return _m.multiply(_r.reduce_sum(_m.square(t), axis=None), _m.const(0.5, t))
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of `per_example_loss` (times `sample_weight`) over the global batch size,
+    TF's loss for a replica's step: summed over the replicas it is the global mean.
+    `global_batch_size` defaults to this batch's size times the replicas in sync."""
+    loss = float_tensor(per_example_loss, "compute_average_loss", "per_example_loss")
+    if sample_weight is not None:
+        weight = as_tensor(sample_weight)
+        if weight._value.dtype != loss._value.dtype:
+            weight = _m.cast(weight, dtype=loss._value.dtype)
+        loss = _m.multiply(loss, weight)
+    if global_batch_size is None:
+        rows = loss.shape[0] if loss.ndim else 1
+        global_batch_size = rows * get_strategy().num_replicas_in_sync
+    if int(global_batch_size) <= 0 and loss._value.size:
+        raise ValueError(f"global_batch_size must be positive, got {global_batch_size}.")
+    total = _r.reduce_sum(loss, axis=None, keepdims=False)
+    return _m.divide(total, Tensor(np.asarray(max(int(global_batch_size), 1), loss._value.dtype)))
+
+
+def scale_regularization_loss(regularization_loss):
+    """A regularization loss divided by the replicas in sync, so that summed over the
+    replicas it counts once (TF's helper for custom distributed loops)."""
+    loss = float_tensor(regularization_loss, "scale_regularization_loss", "regularization_loss")
+    replicas = get_strategy().num_replicas_in_sync
+    return _m.divide(loss, Tensor(np.asarray(replicas, loss._value.dtype)))

@@ -13,6 +13,7 @@ from ..core.tensor import Tensor
 from . import numerics
 from .numerics import is_finite_loss
 from .data_adapter import make_data, train_validation_split, unpack_x_y_sample_weight
+from .distributed import Replicas, batch_rows
 
 __all__ = ["fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch"]
 
@@ -68,11 +69,19 @@ def _require_compiled(model, what):
                            "`model.compile(optimizer, loss)`.")
 
 
-def _callback_list(model, callbacks, verbose, epochs, steps, mode):
-    """The user's callbacks plus History (fit) and a progress bar (verbose != 0)."""
+def _callback_list(model, callbacks, verbose, epochs, steps, mode, chief=True):
+    """The user's callbacks plus History (fit) and a progress bar (verbose != 0).
+    On a replica other than the chief (distributed training), callbacks that write
+    files and the progress bar are left out, and BackupAndRestore only reads."""
     if isinstance(callbacks, CallbackList):
         return callbacks
     verbose = 1 if verbose == "auto" else int(verbose)
+    if not chief:
+        verbose = 0
+        callbacks = [c for c in callbacks or [] if not getattr(c, "chief_only", False)]
+        for c in callbacks:
+            if hasattr(c, "writes_backups"):
+                c.writes_backups = False
     return CallbackList(callbacks, add_history=mode == "fit", add_progbar=verbose != 0,
                         model=model, verbose=verbose, epochs=epochs, steps=steps)
 
@@ -112,8 +121,10 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
         (x, y, sample_weight), validation_data = train_validation_split(
             x, y, sample_weight, validation_split)
     names = _input_names(model)
+    replicas = Replicas(model)
     data = make_data(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
-                     seed=_shuffle_seed(), class_weight=class_weight, input_names=names)
+                     seed=replicas.seed(_shuffle_seed()), class_weight=class_weight,
+                     input_names=names)
     validation = None
     if validation_data is not None:
         vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
@@ -121,7 +132,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
                                steps_per_epoch=validation_steps, input_names=names)
     if getattr(model, "_loss", None) is not None:
         model._loss.warn_if_probabilities_as_logits(_output_layers(model))
-    cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit")
+    cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit", replicas.is_chief)
     object.__setattr__(model, "stop_training", False)
     object.__setattr__(model, "_non_finite_report", None)
     cb.on_train_begin()
@@ -133,10 +144,11 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     for epoch in range(initial_epoch, epochs):
         model.reset_metrics()
         cb.on_epoch_begin(epoch)
-        logs = _train_epoch(model, data.epoch(epoch), cb)
+        with replicas.step():
+            logs = replicas.reduced_logs(_train_epoch(model, replicas, data.epoch(epoch), cb))
         if validation is not None and (epoch + 1) % validation_freq == 0 and \
                 not model.stop_training:
-            val_logs = _test_epoch(model, validation, callbacks=None)
+            val_logs = _test_epoch(model, validation, None, replicas)
             logs.update({f"val_{k}": v for k, v in val_logs.items()})
         cb.on_epoch_end(epoch, logs)
         if model.stop_training:
@@ -145,12 +157,15 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     return model.history
 
 
-def _train_epoch(model, batches, cb):
+def _train_epoch(model, replicas, batches, cb):
     """One epoch of `train_step`s (until `stop_training`); the last step's logs, a new dict."""
     step_logs = {}
-    for step, (bx, by, bsw) in enumerate(batches):
+    for step, (bx, by, bsw) in enumerate(replicas.batches(batches, training=True)):
         cb.on_train_batch_begin(step)
-        step_logs = _flat_logs(model.train_step(_batch_tuple(bx, by, bsw)))
+        if replicas.active and batch_rows(bx) == 0:
+            step_logs = _flat_logs(replicas.empty_shard_step())
+        else:
+            step_logs = _flat_logs(model.train_step(_batch_tuple(bx, by, bsw)))
         if model._non_finite_report is not None or not is_finite_loss(step_logs.get("loss")):
             _report_non_finite(model, step, (bx, by, bsw), cb)
         cb.on_train_batch_end(step, step_logs)
@@ -170,22 +185,26 @@ def _report_non_finite(model, step, batch, cb):
 
 
 # -- evaluate ------------------------------------------------------------------------
-def _test_epoch(model, data, callbacks):
-    """One pass of `test_step` over `data` with fresh metrics; the last step's logs."""
+def _test_epoch(model, data, callbacks, replicas):
+    """One pass of `test_step` over `data` with fresh metrics; the last step's logs
+    (reduced over the replicas when distributed)."""
     cb = callbacks
     model.reset_metrics()
     if cb is not None:
         cb.on_test_begin()
     logs = {}
-    for step, (bx, by, bsw) in enumerate(data.epoch(0)):
+    for step, (bx, by, bsw) in enumerate(replicas.batches(data.epoch(0))):
         if cb is not None:
             cb.on_test_batch_begin(step)
-        logs = _flat_logs(model.test_step(_batch_tuple(bx, by, bsw)))
+        if batch_rows(bx) != 0:  # an empty shard of a short last batch adds nothing to the metrics
+            logs = _flat_logs(model.test_step(_batch_tuple(bx, by, bsw)))
         if cb is not None:
             cb.on_test_batch_end(step, logs)
+    logs = replicas.reduced_logs(logs)
     if cb is not None:
         cb.on_test_end(logs)
     return logs
+
 
 
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
@@ -195,8 +214,9 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     _require_compiled(model, "evaluating it")
     data = make_data(x, y, sample_weight, batch_size, steps_per_epoch=steps,
                      input_names=_input_names(model))
-    cb = _callback_list(model, callbacks, verbose, 1, data.steps, "evaluate")
-    logs = _test_epoch(model, data, cb)
+    replicas = Replicas(model)
+    cb = _callback_list(model, callbacks, verbose, 1, data.steps, "evaluate", replicas.is_chief)
+    logs = _test_epoch(model, data, cb, replicas)
     if return_dict:
         return logs
     values = [logs[name] for name in model.metrics_names if name in logs]
@@ -208,13 +228,14 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=Non
     """`Model.predict`: `predict_step` batch by batch, joined into NumPy arrays."""
     data = make_data(x, None, None, batch_size, steps_per_epoch=steps,
                      input_names=_input_names(model))
-    cb = _callback_list(model, callbacks, verbose, 1, data.steps, "predict")
+    replicas = Replicas(model)
+    cb = _callback_list(model, callbacks, verbose, 1, data.steps, "predict", replicas.is_chief)
     cb.on_predict_begin()
     outputs = []
-    for step, (bx, _, _) in enumerate(data.epoch(0)):
+    for step, (bx, _, _) in enumerate(replicas.batches(data.epoch(0))):
         cb.on_predict_batch_begin(step)
         out = model.predict_step((_to_tensors(bx),))
-        outputs.append(nest.map_structure(_numpy, out))
+        outputs.append(replicas.gather(nest.map_structure(_numpy, out)))
         cb.on_predict_batch_end(step, {"outputs": out})
     cb.on_predict_end()
     if not outputs:

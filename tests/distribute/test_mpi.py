@@ -1,0 +1,78 @@
+"""Data-parallel training under `mpiexec` (issue 21): N ranks end where one process
+training on the global batch ends, for fit (Dense, Conv2D, Embedding; shuffled and
+not; a short last batch that leaves some ranks an empty shard), evaluate, predict
+and a custom `strategy.run` loop; a rank that raises ends the job with its message.
+Skipped with a note where the MPI extra is not installed (pip install 'tapeflow[mpi]')."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+PROGRAM = Path(__file__).with_name("mpi_program.py")
+MPIEXEC = shutil.which("mpiexec")
+
+try:
+    import mpi4py  # noqa: F401
+    HAVE_MPI = MPIEXEC is not None
+except ImportError:
+    HAVE_MPI = False
+
+pytestmark = pytest.mark.skipif(not HAVE_MPI, reason=(
+    "the MPI extra is not installed: pip install 'tapeflow[mpi]' (mpi4py and MPICH)"))
+
+
+def _run(ranks, mode, kind, shuffle, out, timeout=240):
+    command = [sys.executable, str(PROGRAM), mode, kind, "1" if shuffle else "0", str(out)]
+    if ranks > 1:
+        command = [MPIEXEC, "-n", str(ranks)] + command
+    env = dict(os.environ, OMP_NUM_THREADS="1")  # ranks share the cores
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+_references = {}
+
+
+def _reference(tmp_path_factory, mode, kind, shuffle):
+    key = (mode, kind, shuffle)
+    if key not in _references:
+        out = tmp_path_factory.mktemp("reference") / "one.npz"
+        done = _run(1, mode, kind, shuffle, out)
+        assert done.returncode == 0, done.stderr
+        _references[key] = dict(np.load(out))
+    return _references[key]
+
+
+@pytest.mark.parametrize("ranks, mode, kind, shuffle", [
+    (2, "fit", "dense", True), (4, "fit", "dense", True), (2, "fit", "dense", False),
+    (2, "fit", "conv", False), (2, "fit", "embedding", True), (2, "loop", "dense", False),
+])
+def test_ranks_end_where_one_process_on_the_global_batch_ends(tmp_path, tmp_path_factory,
+                                                               ranks, mode, kind, shuffle):
+    out = tmp_path / "ranks.npz"
+    done = _run(ranks, mode, kind, shuffle, out)
+    assert done.returncode == 0, done.stderr
+    got, want = dict(np.load(out)), _reference(tmp_path_factory, mode, kind, shuffle)
+    assert sorted(got) == sorted(want)
+    for key in want:
+        # float32 sums in another order: a few ulps after 12 Adam steps
+        np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=2e-6, err_msg=key)
+    if mode == "fit":
+        assert {"log_loss", "log_accuracy", "log_val_loss", "log_evaluate_loss",
+                "log_predict"} <= set(got)
+        assert got["log_predict"].shape == (42, 3)  # every row, in the global order
+
+
+def test_a_rank_that_raises_ends_the_job_with_its_rank_and_message(tmp_path):
+    start = time.monotonic()
+    done = _run(2, "raise", "dense", False, tmp_path / "never.npz", timeout=120)
+    assert done.returncode != 0
+    assert "rank 1 of 2 raised" in done.stderr
+    assert "rank one fails on purpose" in done.stderr
+    assert time.monotonic() - start < 60  # no hang in the other rank's collective
+    assert not (tmp_path / "never.npz").exists()
