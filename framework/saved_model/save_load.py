@@ -9,9 +9,11 @@ so it cannot store functions. It stores instead what rebuilds the object
 from its own code: the class's import path, its constructor arguments (a
 Keras model's config), the variables, and the signatures as method names.
 `load` imports the class, builds the object and restores the variables, so
-the loaded object is an instance of the original class with all its methods.
-The price: the defining code must be importable when loading, and TF cannot
-read these directories (nor tapeflow TF's).
+the loaded object is an instance of the original class with all its methods
+(rebuild.py). The price: the defining code must be importable when loading
+(in the process that saved the object, the live original stands in for a
+class or constructor arguments that cannot be saved: its class, a deep copy
+of it), and TF cannot read these directories (nor tapeflow TF's).
 
 Layout of `export_dir`:
     saved_model.json      the format, class path, arguments, signatures;
@@ -21,7 +23,6 @@ Layout of `export_dir`:
                           `model.save` writes it (what `load_model` reads)
 """
 
-import importlib
 import json
 import os
 
@@ -33,6 +34,7 @@ from ..module import init_arguments, is_trackable
 from ..train.checkpoint import Checkpoint
 from ..train.checkpoint_file import atomic_write, read_checkpoint
 from ..train.restore import Restoration
+from .rebuild import find_class, rebuild, remember_saved
 from .signatures import describe_signatures, load_signatures
 
 __all__ = ["save", "load", "contains_saved_model"]
@@ -44,10 +46,6 @@ _VARIABLES = os.path.join("variables", "variables")
 
 def _class_path(obj):
     cls = type(obj)
-    if "<locals>" in cls.__qualname__:
-        raise ValueError(f"Cannot save {cls.__qualname__}: it is defined inside a function, so "
-                         "tf.saved_model.load could not import it. tapeflow's SavedModel "
-                         "rebuilds the object from its class; define the class at module level.")
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
@@ -133,6 +131,7 @@ def save(obj, export_dir, signatures=None, options=None):
         save_model(obj, os.path.join(export_dir, KERAS_MODEL_FILE), include_optimizer=False)
     data = json.dumps(metadata, indent=1).encode()
     atomic_write(marker, lambda f: f.write(data))
+    remember_saved(obj, export_dir)
 
 
 def contains_saved_model(export_dir):
@@ -140,66 +139,13 @@ def contains_saved_model(export_dir):
     return os.path.isfile(os.path.join(os.fspath(export_dir), _METADATA))
 
 
-def _import_class(path):
-    module_name, _, qualname = path.partition(":")
-    need = ("tapeflow's SavedModel rebuilds the object from its class, so the code that "
-            "defines it must be importable when loading (a deliberate difference from TF, "
-            "whose SavedModel holds traced graphs)")
-    try:
-        target = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ImportError(f"Cannot load the SavedModel: module {module_name!r} of class "
-                          f"{qualname!r} cannot be imported ({error}). {need}.") from None
-    for part in qualname.split("."):
-        target = getattr(target, part, None)
-        if target is None:
-            raise ImportError(f"Cannot load the SavedModel: class {qualname!r} is not defined "
-                              f"in module {module_name!r}. {need}; in a script, define the "
-                              "class before calling tf.saved_model.load.")
-    return target
-
-
-def _construct(cls, arguments):
-    if arguments is None:
-        arguments = {"args": [], "kwargs": {}}
-    try:
-        return cls(*arguments["args"], **arguments["kwargs"])
-    except TypeError as error:
-        raise TypeError(f"Cannot rebuild {cls.__qualname__} for tf.saved_model.load: calling it "
-                        f"with its saved constructor arguments {arguments} failed ({error}). "
-                        "tapeflow's SavedModel rebuilds objects by calling their class with the "
-                        "plain-valued (JSON) arguments they were made with.") from None
-
-
-def _from_config(cls, config):
-    """`cls.from_config(config)`, or None when there is no config or it does not fit
-    the constructor (a subclassed model whose __init__ takes only its own arguments)."""
-    if config is None:
-        return None
-    try:
-        return cls.from_config(config)
-    except (TypeError, ValueError, NotImplementedError):
-        return None
-
-
-def _build_keras(obj, shape):
-    """Create the Variables of an unbuilt Keras model by calling it on zeros, as
-    `Model.build(input_shape)` does, so they exist (and are restored) at once."""
-    if getattr(obj, "built", True) or not shape or not all(
-            isinstance(d, int) or d is None for d in shape):
-        return
-    dtype = getattr(obj, "dtype", None) or "float32"
-    obj(np.zeros([1 if d is None else d for d in shape], dtype=dtype), training=False)
-
-
 def load(export_dir, tags=None, options=None):
     """Load what `tf.saved_model.save` wrote to `export_dir`.
 
     Imports the saved class, rebuilds the object (a Keras functional or
-    Sequential model from its `model.save` file, other Keras layers and models
-    with `from_config`, anything else -- or a model whose `from_config` does not
-    fit its `__init__` -- by calling the class with its saved constructor
-    arguments), restores its Variables, and attaches
+    Sequential model from its `model.save` file, anything else as rebuild.py
+    says: `from_config`, the saved constructor arguments, or in the saving
+    process a deep copy of the original), restores its Variables, and attaches
     `signatures` (key -> callable returning a dict of outputs). Unlike TF, the
     result is an instance of the original class.
 
@@ -219,15 +165,12 @@ def load(export_dir, tags=None, options=None):
     if metadata.get("format") != FORMAT:
         raise ValueError(f"{path} is not a tapeflow SavedModel; TF's SavedModels cannot be "
                          "read by tapeflow.")
-    cls = _import_class(metadata["class"])
+    cls, live = find_class(metadata["class"], export_dir)
     if metadata.get("keras_model"):
         obj = load_model(os.path.join(export_dir, KERAS_MODEL_FILE),
                          custom_objects={cls.__name__: cls}, compile=False)
     else:
-        obj = _from_config(cls, metadata.get("keras_config"))
-        if obj is None:
-            obj = _construct(cls, metadata.get("arguments"))
-        _build_keras(obj, metadata.get("build_input_shape"))
+        obj = rebuild(cls, metadata, live)
     prefix = os.path.join(export_dir, _VARIABLES)
     arrays, graph = read_checkpoint(prefix)
     restoration = Restoration(obj, prefix, arrays, graph)
