@@ -24,6 +24,10 @@ from .pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,
 from .recurrent import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
 from .resizing import Cropping1D, Cropping2D, UpSampling2D, ZeroPadding1D, ZeroPadding2D
 from .wrappers import Bidirectional, TimeDistributed, Wrapper
+from .preprocessing import CategoryEncoding, Discretization, Normalization, Rescaling
+from .preprocessing_image import (CenterCrop, RandomBrightness, RandomContrast, RandomCrop,
+                                  RandomFlip, Resizing)
+from .preprocessing_affine import RandomRotation, RandomTranslation, RandomZoom
 from .input_layer import Input
 from .serialization import deserialize, serialize
 
@@ -51,4 +55,7 @@ __all__ = [
     "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU",
     "Bidirectional", "TimeDistributed", "Wrapper", "MultiHeadAttention",
     "Input", "InputLayer", "serialize", "deserialize",
+    "Normalization", "Rescaling", "CategoryEncoding", "Discretization", "Resizing", "CenterCrop",
+    "RandomCrop", "RandomFlip", "RandomContrast", "RandomBrightness", "RandomRotation",
+    "RandomZoom", "RandomTranslation",
 ]
