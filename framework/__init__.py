@@ -100,6 +100,8 @@ _LAZY = {
     "DeviceSpec": ("api.device", "DeviceSpec"),
     # issue 15 item 8: tf.signal
     "signal": "signal",
+    # issue 15 item 8: tf.io (image codecs need the optional Pillow)
+    "io": "io",
 }
 
 

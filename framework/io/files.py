@@ -1,0 +1,109 @@
+"""files.py: tf.io.read_file and tf.io.write_file, the byte-string plumbing the
+other tf.io modules share (string tensors in and out), and the atomic write
+they use. String tensors hold object ndarrays of `bytes`, as TF's `.numpy()`."""
+
+import os
+import socket
+import tempfile
+import zlib
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError, NotFoundError
+from ..core.string_values import OBJECT, to_bytes_array
+from ..core.tensor import Tensor
+from .gfile import FailedPreconditionError, _local
+
+__all__ = ["read_file", "write_file", "atomic_write", "string_tensor", "byte_strings",
+           "one_byte_string"]
+
+
+def string_tensor(values):
+    """A tf.string Tensor of `values` (bytes, str, or an ndarray/nested list of them)."""
+    return Tensor(to_bytes_array(values))
+
+
+def byte_strings(value, what):
+    """`value` (a string Tensor, str/bytes, or nested lists/arrays of them) as an
+    object ndarray of bytes.
+
+    Raises:
+        TypeError: naming `what`, for numbers or a Tensor of another dtype.
+    """
+    if isinstance(value, Tensor):
+        if value._value.dtype != OBJECT:
+            raise TypeError(f"{what} must be a tf.string Tensor, got dtype {value.dtype.name}.")
+        return value._value
+    try:
+        return to_bytes_array(value)
+    except ValueError as error:
+        raise TypeError(f"{what} must be strings (str or bytes) or a tf.string Tensor: "
+                        f"{error}") from None
+
+
+def one_byte_string(value, what, op="", label=None):
+    """`value` as one bytes object; InvalidArgumentError (TF's message, `label` naming
+    the tensor) unless it is a scalar."""
+    array = byte_strings(value, what)
+    if array.ndim != 0:
+        suffix = f" [Op:{op}]" if op else ""
+        raise InvalidArgumentError(f"{label or what} tensor must be scalar, but had shape: "
+                                   f"{list(array.shape)}{suffix}")
+    return array[()]
+
+
+def atomic_write(filepath, data):
+    """Write `data` (bytes) to `filepath` through a temporary file beside it, fsync,
+    then rename: a reader sees the old file or the new one, never half of one.
+
+    The temporary's name follows callbacks/file_writers.atomic_write's protocol
+    (".tmp-<host>-<pid>-...") so that its clean-up of killed writers covers it;
+    tf.io sits below callbacks in the layering and cannot import that function.
+    """
+    directory = os.path.dirname(os.path.abspath(filepath)) or "."
+    host = f"{zlib.crc32(socket.gethostname().encode()):08x}"
+    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{host}-{os.getpid()}-",
+                               suffix="-" + os.path.basename(filepath), dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def read_file(filename, name=None):
+    """The whole content of `filename` as a scalar tf.string Tensor, as tf.io.read_file.
+
+    Raises:
+        NotFoundError: if there is no such file (TF's message).
+    """
+    path = _local(one_byte_string(filename, "filename", "ReadFile", "Input filename")
+                  .decode("utf-8"))
+    try:
+        with open(path, "rb") as f:
+            return string_tensor(f.read())
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}; No such file or directory [Op:ReadFile]") from None
+    except IsADirectoryError:
+        raise FailedPreconditionError(f"{path}; Is a directory [Op:ReadFile]") from None
+
+
+def write_file(filename, contents, name=None):
+    """Write the scalar string `contents` to `filename`, as tf.io.write_file; the
+    directory is created as TF does, and the file is replaced atomically.
+
+    Raises:
+        InvalidArgumentError: if `contents` is not a scalar string.
+    """
+    path = _local(one_byte_string(filename, "filename", "WriteFile", "Input filename")
+                  .decode("utf-8"))
+    data = one_byte_string(contents, "contents", "WriteFile", "Contents")
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    atomic_write(path, data)

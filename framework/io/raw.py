@@ -1,0 +1,205 @@
+"""raw.py: tf.io.decode_raw (bytes reinterpreted as numbers) and
+tf.io.serialize_tensor / parse_tensor, which write and read TF's TensorProto
+wire format byte for byte (dtype, shape, tensor_content or string_val), so
+tensors serialized by TF parse here and the other way round."""
+
+import base64
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, as_tensor
+from .files import byte_strings, one_byte_string, string_tensor
+
+__all__ = ["decode_raw", "serialize_tensor", "parse_tensor"]
+
+_TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _tf_name(dtype):
+    return _TF_NAMES.get(dtype.name, dtype.name)
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """Reinterpret each string of `input_bytes` as a vector of `out_type`, as
+    tf.io.decode_raw: the result has shape `input_bytes.shape + [n]`.
+
+    Args:
+        fixed_length: if given, each string is cut or zero-padded to this many bytes
+            first (then strings may differ in length).
+
+    Raises:
+        InvalidArgumentError: strings of different lengths (without fixed_length), or a
+            length that is not a multiple of the type's size (TF's messages).
+    """
+    target = dtypes.as_dtype(out_type)
+    if target == dtypes.string:
+        raise InvalidArgumentError("Value for attr 'out_type' of string is not in the list of "
+                                   "allowed values [Op:DecodeRaw]")
+    np_type = np.dtype(target._np).newbyteorder("<" if little_endian else ">")
+    size = np_type.itemsize
+    strings = byte_strings(input_bytes, "input_bytes")
+    flat = list(strings.reshape(-1))
+    if fixed_length is not None:
+        fixed_length = int(fixed_length)
+        if fixed_length % size:
+            raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be a multiple of "
+                                       f"the size of out_type ({size}) [Op:DecodeRaw]")
+        flat = [s[:fixed_length].ljust(fixed_length, b"\0") for s in flat]
+    length = len(flat[0]) if flat else 0
+    for i, s in enumerate(flat):
+        if len(s) != length:
+            raise InvalidArgumentError(f"DecodeRaw requires input strings to all be the same "
+                                       f"size, but element {i} has size {len(s)} != {length} "
+                                       "[Op:DecodeRaw]")
+    if length % size:
+        raise InvalidArgumentError(f"Input to DecodeRaw has length {length} that is not a "
+                                   f"multiple of {size}, the size of {_tf_name(target)} "
+                                   "[Op:DecodeRaw]")
+    values = np.frombuffer(b"".join(flat), dtype=np_type).astype(target._np)
+    return Tensor(values.reshape(strings.shape + (length // size,)))
+
+
+# -- TensorProto wire format ---------------------------------------------------------
+# Fields (tensorflow/core/framework/tensor.proto): 1 dtype, 2 tensor_shape
+# (TensorShapeProto: 2 dim {1 size}), 4 tensor_content, 8 string_val; the typed
+# repeated fields a proto may carry instead of tensor_content, by field number:
+_TYPED_FIELDS = {5: "<f4", 6: "<f8", 7: "int", 9: "<f4", 10: "int", 11: "int", 12: "<f8",
+                 13: "int", 16: "int", 17: "int"}
+
+
+def _varint(value):
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        bits = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(bits | 0x80)
+        else:
+            out.append(bits)
+            return bytes(out)
+
+
+def _field(number, payload):
+    """A length-delimited field."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def serialize_tensor(tensor, name=None):
+    """`tensor` as a scalar string Tensor holding TF's serialized TensorProto, as
+    tf.io.serialize_tensor (the same bytes TF writes)."""
+    x = as_tensor(tensor)
+    dims = b"".join(_field(2, _varint(8) + _varint(d) if d else b"")
+                    for d in x._value.shape)
+    proto = _varint(1 << 3) + _varint(x.dtype.as_datatype_enum) + _field(2, dims)
+    if x.dtype == dtypes.string:
+        proto += b"".join(_field(8, s) for s in byte_strings(x, "tensor").reshape(-1))
+    elif x._value.size:
+        proto += _field(4, np.ascontiguousarray(x._value).astype(
+            x._value.dtype.newbyteorder("<"), copy=False).tobytes())
+    return string_tensor(proto)
+
+
+def _read_varint(data, i):
+    value, shift = 0, 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, i
+        shift += 7
+
+
+def _fields(data):
+    """(field number, wire type, value) of a message: ints for varints, bytes else."""
+    i, n = 0, len(data)
+    while i < n:
+        key, i = _read_varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _read_varint(data, i)
+        elif wire == 2:
+            length, i = _read_varint(data, i)
+            value, i = data[i:i + length], i + length
+            if i > n:
+                raise ValueError("truncated field")
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            value, i = data[i:i + width], i + width
+        else:
+            raise ValueError(f"wire type {wire}")
+        yield number, wire, value
+
+
+def _signed(value, bits=64):
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
+
+
+def _typed_values(number, wire, value):
+    kind = _TYPED_FIELDS[number]
+    if kind != "int":
+        return list(np.frombuffer(value, kind))
+    if wire == 0:
+        return [_signed(value)]
+    values, i = [], 0
+    while i < len(value):
+        v, i = _read_varint(value, i)
+        values.append(_signed(v))
+    return values
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The Tensor a serialized TensorProto holds, as tf.io.parse_tensor.
+
+    Raises:
+        InvalidArgumentError: bytes that are not a TensorProto, or a dtype other
+            than `out_type` (TF's messages).
+    """
+    data = one_byte_string(serialized, "serialized")
+    target = dtypes.as_dtype(out_type)
+    dtype_enum, shape, content, strings, typed = 0, [], None, [], []
+    try:
+        for number, wire, value in _fields(data):
+            if number == 1:
+                dtype_enum = value
+            elif number == 2:
+                for dim_number, _, dim in _fields(value):
+                    if dim_number == 2:
+                        size = [v for f, _, v in _fields(dim) if f == 1]
+                        shape.append(_signed(size[0]) if size else 0)
+            elif number == 4:
+                content = value
+            elif number == 8:
+                strings.append(bytes(value))
+            elif number in _TYPED_FIELDS:
+                typed.extend(_typed_values(number, wire, value))
+        parsed = dtypes.as_dtype(dtype_enum)
+    except (ValueError, IndexError, TypeError):
+        encoded = base64.b64encode(data).decode("ascii")
+        raise InvalidArgumentError(f"Could not parse `serialized` as TensorProto, base64: "
+                                   f"{encoded} [Op:ParseTensor]") from None
+    if parsed != target:
+        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({_tf_name(parsed)}) "
+                                   f"and dtype ({_tf_name(target)}) [Op:ParseTensor]")
+    shape = tuple(shape)
+    count = int(np.prod(shape, dtype=np.int64))
+    if parsed == dtypes.string:
+        return string_tensor(np.array(strings + [b""] * (count - len(strings)),
+                                      dtype=object).reshape(shape))
+    np_type = parsed._np
+    if content is not None:
+        values = np.frombuffer(content, np_type.newbyteorder("<")).astype(np_type)
+    else:
+        if parsed == dtypes.float16 and typed:  # half_val holds the bits
+            typed = list(np.array(typed, np.uint16).view(np.float16))
+        if parsed.is_complex and typed:
+            typed = [complex(a, b) for a, b in zip(typed[::2], typed[1::2])]
+        # As TF: fewer values than elements repeat the last one.
+        values = np.array(typed + typed[-1:] * (count - len(typed)) if typed else
+                          np.zeros(count), np_type)
+    return Tensor(values.reshape(shape))
+
+
