@@ -8,6 +8,7 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from . import structure
+from .missing import missing_method
 from .options import Options
 
 __all__ = ["DatasetCore", "Iterator"]
@@ -57,6 +58,10 @@ class DatasetCore:
         self._order = order
         self._batch = batch
         self._options = options
+
+    def __getattr__(self, name):
+        # Only for names no class defines: TF's methods tapeflow lacks are named.
+        raise missing_method(name)
 
     # -- making others ------------------------------------------------------
     @classmethod

@@ -9,6 +9,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
 from .csv_files import CsvDataset, make_csv_dataset
 from .dataset import Dataset
+from .missing import missing_attribute
 from .options import AutoShardPolicy
 from .structure import AUTOTUNE, INFINITE, UNKNOWN
 
@@ -93,3 +94,6 @@ def _elements(n):
     if n == INFINITE:
         return "an infinite number of elements"
     return f"{n} element" + ("" if n == 1 else "s")
+
+
+__getattr__ = missing_attribute("tf.data.experimental", __all__)

@@ -2,6 +2,7 @@
 GZIP or ZLIB) as scalar tf.string elements, file after file or interleaved
 across `num_parallel_reads` files as TF orders them."""
 
+import contextlib
 import gzip
 import zlib
 
@@ -14,7 +15,7 @@ from . import structure
 from .dataset import Dataset
 from .structure import UNKNOWN
 
-__all__ = ["TextLineDataset", "compression_of", "file_names", "raw_lines"]
+__all__ = ["TextLineDataset", "compression_of", "file_names", "not_compressed_error", "raw_lines", "read_files"]
 
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
 
@@ -61,11 +62,20 @@ def raw_lines(name, compression):
     """The lines of one file as bytes with their line endings (also for the
     CSV reader). `compression` is "", "ZLIB" or "GZIP"."""
     opener = gzip.open if compression == "GZIP" else open
+    with not_compressed_error(name, compression), opener(name, "rb") as handle:
+        yield from (_zlib_lines(handle) if compression == "ZLIB" else handle)
+
+
+@contextlib.contextmanager
+def not_compressed_error(name, compression):
+    """A missing file as NotFoundError, data that does not decompress as
+    InvalidArgumentError, both naming the file (TF: NotFound, DataLoss)."""
     try:
-        with opener(name, "rb") as handle:
-            yield from (_zlib_lines(handle) if compression == "ZLIB" else handle)
+        yield
     except FileNotFoundError:
         raise NotFoundError(f"{name}; No such file or directory") from None
+    except (zlib.error, gzip.BadGzipFile, EOFError) as error:
+        raise InvalidArgumentError(f"{name} is not {compression} data ({error}).") from None
 
 
 def compression_of(compression_type):
@@ -82,6 +92,26 @@ def _lines(name, compression):
         if line.endswith(b"\n"):
             line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
         yield np.array(line, dtype=object)
+
+
+_SPEC = TensorSpec([], dtypes.string)
+
+
+def read_files(names, read_one, num_parallel_reads):
+    """The iterate function of a reader: `read_one(name)`'s elements, file after
+    file, or with `num_parallel_reads` > 1 in turns across that many files (TF's
+    order for parallel reads: an interleave with block length 1)."""
+    if num_parallel_reads in (None, 1):
+        def iterate():
+            for name in names():
+                yield from read_one(name)
+        return iterate
+    files = Dataset._new(lambda: (np.array(n.encode(), dtype=object) for n in names()),
+                         UNKNOWN, _SPEC, "_TensorSliceDataset")
+    return files.interleave(
+        lambda n: Dataset._new(lambda: read_one(n.numpy().decode()), UNKNOWN, _SPEC,
+                               "_FileDataset"),
+        cycle_length=num_parallel_reads, block_length=1)._iterate
 
 
 class TextLineDataset(Dataset):
@@ -103,18 +133,6 @@ class TextLineDataset(Dataset):
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
         compression = compression_of(compression_type)
-        names = file_names(filenames)
-        spec = TensorSpec([], dtypes.string)
-        if num_parallel_reads not in (None, 1):
-            files = Dataset._new(lambda: (np.array(n.encode(), dtype=object) for n in names()),
-                                 UNKNOWN, spec, "_TensorSliceDataset")
-            lines = files.interleave(
-                lambda n: Dataset._new(lambda: _lines(_text(n.numpy()), compression), UNKNOWN,
-                                       spec, "TextLineDatasetV2"),
-                cycle_length=num_parallel_reads, block_length=1)
-            iterate = lines._iterate
-        else:
-            def iterate():
-                for n in names():
-                    yield from _lines(n, compression)
-        super().__init__(iterate, UNKNOWN, spec, "TextLineDatasetV2")
+        iterate = read_files(file_names(filenames), lambda n: _lines(n, compression),
+                             num_parallel_reads)
+        super().__init__(iterate, UNKNOWN, _SPEC, "TextLineDatasetV2")

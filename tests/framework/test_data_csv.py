@@ -68,6 +68,7 @@ def test_make_csv_dataset_as_the_csv_tutorial(titanic):
     ds = experimental.make_csv_dataset(titanic, batch_size=2, label_name="survived",
                                        num_epochs=1, shuffle=False)
     (features, label), (features2, label2) = values(ds)
+    assert label2.tolist() == [1, 0]
     assert isinstance(features, collections.OrderedDict)
     assert list(features) == ["sex", "age", "fare", "class"]
     assert label.tolist() == [0, 1] and label.dtype == np.int32     # inferred int32

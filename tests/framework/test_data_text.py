@@ -103,3 +103,46 @@ def test_from_generator_of_strings():
     assert values(D.from_generator(gen, output_signature=spec)) == [(b"cat", 1), (b"dog", 2)]
     with pytest.raises(tf.errors.InvalidArgumentError, match="expected type was string"):
         values(D.from_generator(lambda: iter([(1, 1)]), output_signature=spec))
+
+
+def test_tfrecord_dataset_reads_records_and_checks_crcs(tmp_path):
+    from tapeflow.summary.records import (
+        tfrecord,  # TFRecord framing, written by tf.summary
+    )
+
+    path = tmp_path / "r.tfrecord"
+    path.write_bytes(tfrecord(b"alpha") + tfrecord(b"") + tfrecord(b"\x00\xff" * 300))
+    ds = tf.data.TFRecordDataset(str(path))
+    assert values(ds) == [b"alpha", b"", b"\x00\xff" * 300]
+    assert ds.element_spec == tf.TensorSpec((), tf.string)
+    (tmp_path / "r.gz").write_bytes(gzip.compress(tfrecord(b"g")))
+    (tmp_path / "r.z").write_bytes(zlib.compress(tfrecord(b"z") + tfrecord(b"zz")))
+    (tmp_path / "s.z").write_bytes(zlib.compress(tfrecord(b"s")))
+    assert values(tf.data.TFRecordDataset(str(tmp_path / "r.gz"), "GZIP")) == [b"g"]
+    assert values(tf.data.TFRecordDataset([str(tmp_path / "r.z"), str(tmp_path / "s.z")],
+                                          "ZLIB", num_parallel_reads=2)) == [b"z", b"s", b"zz"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="r.tfrecord is not ZLIB data"):
+        values(tf.data.TFRecordDataset(str(path), "ZLIB"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="r.tfrecord is not GZIP data"):
+        values(tf.data.TextLineDataset(str(path), "GZIP"))
+    corrupt = bytearray(path.read_bytes())
+    corrupt[13] ^= 1                                  # a byte of the first record's data
+    (tmp_path / "bad.tfrecord").write_bytes(bytes(corrupt))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="corrupted record at 0"):
+        values(tf.data.TFRecordDataset(str(tmp_path / "bad.tfrecord")))
+    (tmp_path / "short.tfrecord").write_bytes(tfrecord(b"abc")[:-2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="truncated record at 0"):
+        values(tf.data.TFRecordDataset(str(tmp_path / "short.tfrecord")))
+
+
+def test_missing_tf_data_names_are_named():
+    with pytest.raises(AttributeError, match="tf.data.FixedLengthRecordDataset is not "
+                                             "implemented in tapeflow. tf.data has: AUTOTUNE"):
+        _ = tf.data.FixedLengthRecordDataset
+    with pytest.raises(AttributeError, match="tf.data.experimental.dense_to_ragged_batch is "
+                                             "not implemented"):
+        _ = tf.data.experimental.dense_to_ragged_batch
+    with pytest.raises(AttributeError, match="Dataset.group_by_window is a tf.data method"):
+        _ = D.range(3).group_by_window
+    with pytest.raises(AttributeError, match="'Dataset' object has no attribute 'nope'"):
+        _ = D.range(3).nope
