@@ -6,6 +6,7 @@ loading the object is save_load.py's."""
 from collections.abc import Mapping
 
 from ..core import nest
+from ..core.tensor_spec import TensorSpec
 
 __all__ = ["SignatureMap", "describe_signatures", "load_signatures"]
 
@@ -22,10 +23,14 @@ def _method_name(obj, fn, key):
     name = getattr(fn, "_tapeflow_method_name", None)
     if name is not None and callable(getattr(obj, name, None)):
         return name
-    raise ValueError(f"tapeflow's SavedModel stores a signature as the name of a method of the "
-                     f"saved object, which load calls again; signature {key!r} is {fn!r}, not a "
-                     f"method of {type(obj).__name__}. Pass e.g. `obj.__call__` or "
-                     "`obj.serve` (a deliberate difference from TF, which saves traced graphs).")
+    for name, value in vars(obj).items():  # a function stored as an attribute
+        if value is fn:
+            return name
+    raise ValueError(f"tapeflow's SavedModel stores a signature as the name of a method (or "
+                     f"function attribute) of the saved object, which load calls again; "
+                     f"signature {key!r} is {fn!r}, neither of {type(obj).__name__}. Pass e.g. "
+                     "`obj.__call__`, or set the function as an attribute in `__init__` (a "
+                     "deliberate difference from TF, which saves traced graphs).")
 
 
 def _is_keras_model(obj):
@@ -60,7 +65,13 @@ class _MethodSignature:
         self._obj, self._method = obj, method
 
     def __call__(self, *args, **kwargs):
-        outputs = getattr(self._obj, self._method)(*args, **kwargs)
+        method = getattr(self._obj, self._method, None)
+        if method is None:
+            raise AttributeError(f"Signature calls {type(self._obj).__name__}.{self._method}, "
+                                 "which the loaded object does not have: tapeflow's SavedModel "
+                                 "keeps a function attribute only when the class's __init__ "
+                                 "sets it.")
+        outputs = method(*args, **kwargs)
         if isinstance(outputs, Mapping):
             return dict(outputs)
         if isinstance(outputs, (list, tuple)):
@@ -95,6 +106,17 @@ class _KerasSignature:
             inputs = args[0] if len(args) == 1 else list(args)
         outputs = nest.flatten(model(inputs, training=False))
         return dict(zip(model.output_names, outputs))
+
+    @property
+    def structured_outputs(self):
+        """Output name -> TensorSpec, from a functional model's symbolic outputs."""
+        model = self._model
+        if model.outputs is None:
+            raise AttributeError("structured_outputs needs a functional or Sequential model "
+                                 "with known outputs; a subclassed model's are known only "
+                                 "once traced, which tapeflow never does.")
+        return {name: TensorSpec(t.shape, t.dtype, name=name)
+                for name, t in zip(model.output_names, nest.flatten(model.outputs))}
 
     def __repr__(self):
         return f"<signature: {type(self._model).__name__} serving_default>"

@@ -48,6 +48,13 @@ class TwoLayers(tf.Module):
         return {"scores": self.dense_2(self.dense_1(x))}
 
 
+class WithServe(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = tf.Variable(2.0)
+        self.serve = tf.function(lambda x: {"doubled": x * self.v})
+
+
 class Lazy(tf.Module):
     """Creates its Variable on the first call, as the guide's FlexibleDense does."""
 
@@ -123,7 +130,12 @@ def test_signatures_are_methods_returning_dicts(tmp_path):
     out = loaded.signatures["other"](x=_X)
     np.testing.assert_array_equal(out["scores"].numpy(), model(_X)["scores"].numpy())
 
-    with pytest.raises(ValueError, match="not a method of CustomModule"):
+    serving = WithServe()
+    tf.saved_model.save(serving, str(tmp_path / "attr"), signatures=serving.serve)
+    loaded = tf.saved_model.load(str(tmp_path / "attr"))
+    assert loaded.signatures["serving_default"](tf.constant(3.0))["doubled"].numpy() == 6.0
+
+    with pytest.raises(ValueError, match="neither of CustomModule"):
         tf.saved_model.save(module, str(tmp_path / "bad"), signatures=lambda x: x)
 
 
@@ -142,7 +154,10 @@ def test_keras_functional_model_and_load_model_of_the_directory(tmp_path):
     tf.saved_model.save(model, str(tmp_path / "k"))
     loaded = tf.saved_model.load(str(tmp_path / "k"))
     np.testing.assert_array_equal(loaded(_X).numpy(), model(_X).numpy())
-    out = loaded.signatures["serving_default"](x=tf.constant(_X))
+    infer = loaded.signatures["serving_default"]
+    assert infer.structured_outputs == {"scores": tf.TensorSpec([None, 2], tf.float32,
+                                                                name="scores")}
+    out = infer(x=tf.constant(_X))
     assert list(out) == model.output_names == ["scores"]
     np.testing.assert_array_equal(out["scores"].numpy(), model(_X).numpy())
     again = tf.keras.models.load_model(str(tmp_path / "k"))
