@@ -95,6 +95,7 @@ _LAZY = {
     "SparseTensor": ("sparse.sparse_tensor", "SparseTensor"),
     "ragged": "ragged",
     "RaggedTensor": ("ragged.ragged_tensor", "RaggedTensor"),
+    "RaggedTensorSpec": ("ragged.ragged_tensor_spec", "RaggedTensorSpec"),
     # issue 15 item 8: tf.device (every op runs on the CPU)
     "device": ("api.device", "device"),
     "DeviceSpec": ("api.device", "DeviceSpec"),

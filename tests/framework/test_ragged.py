@@ -7,6 +7,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.core.errors import InvalidArgumentError
+from tapeflow.ragged import ragged_math
 from tapeflow.testing.gradients import Case
 
 _rng = np.random.default_rng(4)
@@ -43,6 +44,10 @@ GRADCHECK_CASES = [
          ** 2, _r(3), _r(3, 1)),
     Case("ragged_reverse_tile", lambda v: tf.tile(tf.reverse(_rt(v, (2, 0, 1)), [0, 1]), [2, 3])
          .to_tensor() * tf.reverse(_rt(v, (3,)), [1]).to_tensor()[0, 0], _r(3)),
+    Case("ragged_reductions", lambda v: ragged_math.reduce_sum(_rt(v, (2, 0, 1)), 1) ** 2
+         + tf.reduce_sum(ragged_math.reduce_mean(_rt(v, (1, 2)), 0)
+                         * ragged_math.reduce_max(_rt(v, (1, 2)), 1))
+         + ragged_math.reduce_min(_rt(v, (3,)), None), _r(3)),
     Case("ragged_to_sparse", lambda v: tf.sparse.to_dense(_rt(v, (1, 2)).to_sparse()) ** 2,
          _r(3)),
 ]
@@ -209,6 +214,43 @@ def test_conversions():
                                   [0, 0, 2])
     np.testing.assert_array_equal(tf.ragged.segment_ids_to_row_splits([0, 0, 2]).numpy(),
                                   [0, 2, 2, 3])
+
+
+def test_reductions():
+    # The ragged guide's first example: tf.reduce_mean(digits, axis=1), in float64.
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    mean = ragged_math.reduce_mean(digits, axis=1)
+    assert mean.dtype == tf.float64
+    np.testing.assert_allclose(mean.numpy(), [2.25, np.nan, 16 / 3, 6.0, np.nan])
+    np.testing.assert_array_equal(ragged_math.reduce_sum(digits, axis=1).numpy(),
+                                  [9, 0, 16, 6, 0])
+    np.testing.assert_array_equal(ragged_math.reduce_sum(digits, axis=0).numpy(),
+                                  [14, 10, 6, 1])
+    assert int(ragged_math.reduce_sum(digits)) == 31
+    low = np.iinfo(np.int32).min  # TF's unsorted_segment_max of an empty row
+    np.testing.assert_array_equal(ragged_math.reduce_max(digits, axis=-1).numpy(),
+                                  [4, low, 9, 6, low])
+    x = tf.ragged.constant([[1.0, 2.0], [3.0], [4.0, 5.0, 6.0]])
+    np.testing.assert_array_equal(ragged_math.reduce_min(x, axis=1).numpy(), [1, 3, 4])
+    deep = tf.ragged.constant([[[1, 2, 3], [4]], [[5], [], [6]]])
+    assert ragged_math.reduce_sum(deep, axis=2).to_list() == [[6, 4], [5, 0, 6]]
+    uniform = tf.ragged.constant([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0]]], ragged_rank=1)
+    assert ragged_math.reduce_sum(uniform, axis=2).to_list() == [[3.0, 7.0], [11.0]]
+    np.testing.assert_array_equal(ragged_math.reduce_max(uniform, 1).numpy(), [[3, 4], [5, 6]])
+    with pytest.raises(NotImplementedError, match="innermost ragged axis"):
+        ragged_math.reduce_sum(deep, axis=1)
+
+
+def test_ragged_tensor_spec():
+    spec = tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)
+    assert repr(spec) == "RaggedTensorSpec(TensorShape([None, None]), tf.int32, 1, tf.int64)"
+    assert spec.is_compatible_with(tf.ragged.constant([[1], [2, 3]]))
+    assert not spec.is_compatible_with(tf.ragged.constant([[1.0]]))
+    assert not spec.is_compatible_with(tf.constant([[1]]))
+    got = tf.RaggedTensorSpec.from_value(tf.ragged.constant([[[1, 2]], []], ragged_rank=1))
+    assert got.shape == (2, None, 2) and got.ragged_rank == 1
+    with pytest.raises(ValueError, match="ragged_rank must be in"):
+        tf.RaggedTensorSpec([None, None], ragged_rank=2)
 
 
 def test_string_values():
