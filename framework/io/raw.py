@@ -10,6 +10,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
+from ..summary.records import tensor_proto
 from .files import byte_strings, one_byte_string, string_tensor
 
 __all__ = ["decode_raw", "serialize_tensor", "parse_tensor"]
@@ -64,42 +65,18 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
 # -- TensorProto wire format ---------------------------------------------------------
 # Fields (tensorflow/core/framework/tensor.proto): 1 dtype, 2 tensor_shape
 # (TensorShapeProto: 2 dim {1 size}), 4 tensor_content, 8 string_val; the typed
-# repeated fields a proto may carry instead of tensor_content, by field number:
+# repeated fields a proto may carry instead of tensor_content, by field number
+# (summary/records.py writes the format; this module reads it):
 _TYPED_FIELDS = {5: "<f4", 6: "<f8", 7: "int", 9: "<f4", 10: "int", 11: "int", 12: "<f8",
                  13: "int", 16: "int", 17: "int"}
 
 
-def _varint(value):
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        bits = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(bits | 0x80)
-        else:
-            out.append(bits)
-            return bytes(out)
-
-
-def _field(number, payload):
-    """A length-delimited field."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
 def serialize_tensor(tensor, name=None):
     """`tensor` as a scalar string Tensor holding TF's serialized TensorProto, as
-    tf.io.serialize_tensor (the same bytes TF writes)."""
+    tf.io.serialize_tensor (the same bytes TF writes; the encoder is tf.summary's)."""
     x = as_tensor(tensor)
-    dims = b"".join(_field(2, _varint(8) + _varint(d) if d else b"")
-                    for d in x._value.shape)
-    proto = _varint(1 << 3) + _varint(x.dtype.as_datatype_enum) + _field(2, dims)
-    if x.dtype == dtypes.string:
-        proto += b"".join(_field(8, s) for s in byte_strings(x, "tensor").reshape(-1))
-    elif x._value.size:
-        proto += _field(4, np.ascontiguousarray(x._value).astype(
-            x._value.dtype.newbyteorder("<"), copy=False).tobytes())
-    return string_tensor(proto)
+    array = byte_strings(x, "tensor") if x.dtype == dtypes.string else x._value
+    return string_tensor(tensor_proto(array))
 
 
 def _read_varint(data, i):
