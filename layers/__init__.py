@@ -28,6 +28,7 @@ from .preprocessing import CategoryEncoding, Discretization, Normalization, Resc
 from .preprocessing_image import (CenterCrop, RandomBrightness, RandomContrast, RandomCrop,
                                   RandomFlip, Resizing)
 from .preprocessing_affine import RandomRotation, RandomTranslation, RandomZoom
+from . import experimental
 from .input_layer import Input
 from .serialization import deserialize, serialize
 

@@ -186,3 +186,10 @@ def test_mixed_precision_runs_float32_only():
         mp.set_global_policy("mixed_float16")
     with pytest.raises(ValueError, match="float17"):
         mp.Policy("float17")
+
+
+def test_the_tf_2_3_path_of_the_preprocessing_layers():
+    from tapeflow.keras.layers.experimental import preprocessing
+    assert preprocessing.Rescaling is tf.keras.layers.Rescaling
+    assert tf.keras.layers.experimental.preprocessing.RandomFlip is tf.keras.layers.RandomFlip
+    assert preprocessing.Normalization is tf.keras.layers.Normalization
