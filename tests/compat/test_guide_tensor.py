@@ -264,7 +264,6 @@ def test_broadcasting():
     _eq(tf.broadcast_to(tf.constant([1, 2, 3]), [3, 3]), [[1, 2, 3]] * 3, tf.int32)
 
 
-@pytest.mark.xfail(strict=False, reason="needs tf.ragged.constant, tf.RaggedTensor: issue 15")
 def test_ragged_tensors():
     ragged_list = [
         [0, 1, 2, 3],
@@ -350,11 +349,6 @@ def test_string_tensors():
     _eq(unicode_values, [12450, 12498, 12523, 32, 129414], tf.int32)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "tapeflow bug: print(sparse_tensor) shows 'SparseTensor(indices=[[0 0] [1 2]], "
-    "values=[1 2], dense_shape=[3 4])': SparseTensor.__repr__ (framework/sparse/"
-    "sparse_tensor.py:91) formats its tensors with f'{t}' (Tensor.__format__, the NumPy "
-    "text) where TF shows str(t), 'tf.Tensor(..., shape=(2, 2), dtype=int64)': issue 15"))
 def test_sparse_tensors():
     # Sparse tensors store values by index in a memory-efficient manner
     sparse_tensor = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]],
