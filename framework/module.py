@@ -100,8 +100,11 @@ class Module:
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
-        if args or kwargs:  # the arguments tf.saved_model.load calls the class with again
-            object.__setattr__(self, _INIT_ARGUMENTS, (args, kwargs))
+        # Plain-valued arguments are kept for tf.saved_model.load to call the class
+        # with again; others (arrays, models) are not held on to: None says so.
+        if args or kwargs:
+            object.__setattr__(self, _INIT_ARGUMENTS,
+                               (args, kwargs) if _is_plain((args, kwargs)) else None)
         return self
 
     def __init__(self, name=None):
@@ -257,8 +260,24 @@ def dependencies_of_attributes(attributes, ignored=()):
     return found
 
 
+def _is_plain(value):
+    """Whether `value` holds only numbers, strings, booleans, None, lists, tuples, dicts."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif not isinstance(item, (str, int, float, bool, type(None))):
+            return False
+    return True
+
+
 def init_arguments(module):
-    """The (args, kwargs) `module` was constructed with ((), {} for none)."""
+    """The (args, kwargs) `module` was constructed with ((), {} for none), or None
+    when some were not plain values (numbers, strings, lists, dicts)."""
     return vars(module).get(_INIT_ARGUMENTS, ((), {}))
 
 

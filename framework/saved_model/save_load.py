@@ -79,8 +79,10 @@ def _constructor_arguments(obj):
     if hasattr(obj, "_auto_config"):  # a Keras layer: its plain constructor arguments
         kwargs = obj._auto_config
         return None if kwargs is None else _plain({"args": [], "kwargs": dict(kwargs)})
-    args, kwargs = init_arguments(obj)
-    return _plain({"args": list(args), "kwargs": dict(kwargs)})
+    arguments = init_arguments(obj)
+    if arguments is None:
+        return None
+    return _plain({"args": list(arguments[0]), "kwargs": dict(arguments[1])})
 
 
 def _is_graph_model(obj):

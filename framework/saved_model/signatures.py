@@ -16,6 +16,9 @@ DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
 def _method_name(obj, fn, key):
     """The name of the method of `obj` that `fn` is (a bound method, a tf.function
     wrapper of one, or a concrete function carrying its method's name)."""
+    bound = getattr(fn, "python_function", None)  # a function object wrapping a method
+    if getattr(fn, "__self__", None) is None and getattr(bound, "__self__", None) is obj:
+        fn = bound
     owner = getattr(fn, "__self__", None)
     name = getattr(fn, "__name__", None)
     if owner is obj and name and getattr(obj, name, None) is not None:
