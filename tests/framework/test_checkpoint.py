@@ -362,3 +362,39 @@ def test_an_iterator_is_skipped_with_a_warning(tmp_path, caplog):
     assert [k for k, _ in tf.train.list_variables(path)] == [
         "save_counter/.ATTRIBUTES/VARIABLE_VALUE", "v/.ATTRIBUTES/VARIABLE_VALUE"]
     ckpt.restore(path).assert_consumed()
+
+
+def test_a_process_killed_while_saving_leaves_a_restorable_latest_checkpoint(tmp_path):
+    """SIGKILL a process that saves large checkpoints in a loop, at some moment
+    during its saves: the newest checkpoint the state file names restores whole."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import numpy as np, tapeflow as tf, sys\n"
+        "v = tf.Variable(np.zeros(2_000_000, 'float32'))\n"
+        "m = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), sys.argv[1], max_to_keep=2)\n"
+        "i = 0\n"
+        "while True:\n"
+        "    i += 1\n"
+        "    v.assign(np.full(2_000_000, i, 'float32'))\n"
+        "    m.save()\n"
+        "    print(i, flush=True)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        for _ in range(3):  # let it finish a few saves, then kill it during the next ones
+            assert proc.stdout.readline(), "the saving process stopped early"
+        time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    latest = tf.train.latest_checkpoint(str(tmp_path))
+    assert latest is not None
+    restored = tf.Variable(np.zeros(2_000_000, "float32"))
+    tf.train.Checkpoint(v=restored).restore(latest).assert_consumed()
+    number = int(latest.rsplit("-", 1)[1])
+    assert number >= 3
+    np.testing.assert_array_equal(restored.numpy()[[0, -1]], [number, number])
