@@ -12,6 +12,7 @@ from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
 from ..ops import math as _m
 from ..ops import shape as _s
+from . import dispatch as _dispatch
 from ..core.tensor import Tensor, as_tensor, convert_to_tensor
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "cast",
@@ -20,20 +21,6 @@ __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "ca
            "pad", "eye", "linspace", "reverse", "roll", "meshgrid"]
 
 _FLOAT32 = np.dtype(np.float32)
-
-# (function name, type of an input) -> implementation, as TF's dispatch for
-# composite tensors: tf.ragged registers its concat and stack here on import.
-_DISPATCH = {}
-
-
-def _dispatch(name, values):
-    if _DISPATCH and not isinstance(values, Tensor):
-        for v in values:
-            impl = _DISPATCH.get((name, type(v)))
-            if impl is not None:
-                return impl
-    return None
-
 
 def _shape_tuple(shape, what):
     if isinstance(shape, Tensor):
@@ -235,7 +222,7 @@ def concat(values, axis, name="concat"):
         InvalidArgumentError: if the ranks differ, another dimension differs, or
             `axis` is out of range (the message names both shapes).
     """
-    impl = _dispatch("concat", values)
+    impl = _dispatch.for_any("concat", values)
     if impl is not None:
         return impl(values, axis)
     xs = _tensors(values, "ConcatOp")
@@ -270,7 +257,7 @@ def stack(values, axis=0, name="stack"):
     Raises:
         InvalidArgumentError: if the shapes differ or `axis` is out of range.
     """
-    impl = _dispatch("stack", values)
+    impl = _dispatch.for_any("stack", values)
     if impl is not None:
         return impl(values, axis)
     xs = _tensors(values, "Pack")
@@ -350,8 +337,8 @@ def tile(input, multiples, name=None):  # noqa: A002
     Raises:
         InvalidArgumentError: if `multiples` has the wrong length or a negative entry.
     """
-    if _DISPATCH and not isinstance(input, Tensor) and ("tile", type(input)) in _DISPATCH:
-        return _DISPATCH["tile", type(input)](input, multiples)
+    if _dispatch.for_value("tile", input):
+        return _dispatch.for_value("tile", input)(input, multiples)
     x = as_tensor(input)
     shape = x._value.shape
     reps = _shape_tuple(multiples, "tile")
@@ -440,8 +427,8 @@ def linspace(start, stop, num, name=None, axis=0):
 
 def reverse(tensor, axis, name=None):
     """Reverse the order of entries along each axis in `axis`, as tf.reverse."""
-    if _DISPATCH and not isinstance(tensor, Tensor) and ("reverse", type(tensor)) in _DISPATCH:
-        return _DISPATCH["reverse", type(tensor)](tensor, axis)
+    if _dispatch.for_value("reverse", tensor):
+        return _dispatch.for_value("reverse", tensor)(tensor, axis)
     x = as_tensor(tensor)
     axes = normalize_axis(list(_shape_tuple(axis, "reverse")), x._value.ndim, "ReverseV2",
                           x._value.shape) or ()

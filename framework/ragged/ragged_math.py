@@ -7,6 +7,7 @@ for tf.math's reductions to call when handed a RaggedTensor."""
 import numpy as np
 
 from ..api import array_ops as _array_ops
+from ..api import dispatch as _dispatch
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..math import reductions as _dense
@@ -112,4 +113,4 @@ reduce_min = _extremum("min", "reduce_min")
 
 for _name, _fn in (("reduce_sum", reduce_sum), ("reduce_mean", reduce_mean),
                    ("reduce_max", reduce_max), ("reduce_min", reduce_min)):
-    _array_ops._DISPATCH[(_name, RaggedTensor)] = _fn
+    _dispatch.register(_name, RaggedTensor, _fn)

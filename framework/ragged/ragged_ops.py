@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from ..api import array_ops as _array_ops
+from ..api import dispatch as _dispatch
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor, convert_to_tensor
@@ -275,7 +276,5 @@ def tile(input, multiples):  # noqa: A002 -- TF's name
     return RaggedTensor.from_row_lengths(values, new_lengths)
 
 
-_array_ops._DISPATCH[("concat", RaggedTensor)] = concat
-_array_ops._DISPATCH[("reverse", RaggedTensor)] = reverse
-_array_ops._DISPATCH[("tile", RaggedTensor)] = tile
-_array_ops._DISPATCH[("stack", RaggedTensor)] = stack
+for _name, _fn in (("concat", concat), ("stack", stack), ("reverse", reverse), ("tile", tile)):
+    _dispatch.register(_name, RaggedTensor, _fn)
