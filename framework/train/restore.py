@@ -152,27 +152,39 @@ def _hook_build(obj):
     """Make an unbuilt Keras layer retry the waiting restorations once it has built."""
     if getattr(obj, "built", True) is not False or "build" in vars(obj):
         return
-    original = getattr(obj, "build", None)
-    if not callable(original):
-        return
-    owner = weakref.ref(obj)
+    if callable(getattr(obj, "build", None)):
+        object.__setattr__(obj, "build", _BuildHook(obj))
 
-    @functools.wraps(original)
-    def build(*args, **kwargs):
+
+class _BuildHook:
+    """Stands in for `layer.build` (an instance attribute over the class's method)
+    until the first build: runs it, removes itself, then lets the waiting restorations
+    bind the new Variables. Copies and pickles of the layer get the plain method."""
+
+    def __init__(self, layer):
+        self._layer = weakref.ref(layer)
+        self.__wrapped__ = type(layer).build.__get__(layer)  # for inspect.signature
+
+    def __call__(self, *args, **kwargs):
         _builds[0] += 1
         try:
-            result = original(*args, **kwargs)
+            result = self.__wrapped__(*args, **kwargs)
         finally:
             _builds[0] -= 1
-            layer = owner()
-            if layer is not None:
-                vars(layer).pop("build", None)
+            layer = self._layer()
+            if layer is not None and vars(layer).get("build") is self:
+                del vars(layer)["build"]
         if _builds[0] == 0:
             for restoration in list(_assignment_watchers):
                 restoration.retry()
         return result
 
-    object.__setattr__(obj, "build", build)
+    def __deepcopy__(self, memo):
+        copy = memo.get(id(self._layer()))
+        return None if copy is None else type(copy).build.__get__(copy)
+
+    def __reduce__(self):
+        return getattr, (self._layer(), "build")
 
 
 class CheckpointLoadStatus:

@@ -398,3 +398,22 @@ def test_a_process_killed_while_saving_leaves_a_restorable_latest_checkpoint(tmp
     number = int(latest.rsplit("-", 1)[1])
     assert number >= 3
     np.testing.assert_array_equal(restored.numpy()[[0, -1]], [number, number])
+
+
+def test_an_unbuilt_layer_waiting_for_values_copies_and_pickles(tmp_path):
+    import copy
+    import pickle
+
+    net = Net()
+    net(_X)
+    path = tf.train.Checkpoint(net=net).write(str(tmp_path / "c"))
+    waiting = Net()
+    status = tf.train.Checkpoint(net=waiting).restore(path)
+    clone = copy.deepcopy(waiting.l1)
+    clone(_X)  # builds the copy alone: its build is the plain method
+    assert not waiting.l1.built
+    pickle.loads(pickle.dumps(waiting.l1))
+    waiting(_X)
+    np.testing.assert_array_equal(waiting.l1.kernel.numpy(), net.l1.kernel.numpy())
+    assert "build" not in vars(waiting.l1)
+    status.assert_consumed()
