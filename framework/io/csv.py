@@ -9,13 +9,12 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, convert_to_tensor
-from .files import byte_strings, string_tensor
+from .files import byte_strings, string_tensor, tf_type_name
 
 __all__ = ["decode_csv"]
 
 _ALLOWED = {"float32": np.float32, "float64": np.float64, "int32": np.int32,
             "int64": np.int64, "string": object}
-_TF_TYPE_NAMES = {"float32": "float", "float64": "double"}
 _INT = re.compile(rb"^\s*[+-]?\d+\s*$")
 _FLOAT_CHARS = re.compile(rb"^[\s0-9a-zA-Z.+-]*$")  # no "_", which Python's float() allows
 
@@ -33,7 +32,7 @@ def _defaults(record_defaults):
         name = t.dtype.name
         if name not in _ALLOWED:
             raise InvalidArgumentError(
-                f"Value for attr 'OUT_TYPE' of {_TF_TYPE_NAMES.get(name, name)} is not in the "
+                f"Value for attr 'OUT_TYPE' of {tf_type_name(t.dtype)} is not in the "
                 "list of allowed values: float, double, int32, int64, string")
         if value.ndim > 1:
             raise _error("Each record default should be at most rank 1")
@@ -43,7 +42,7 @@ def _defaults(record_defaults):
         default = value.reshape(-1)[0] if value.size else None
         if name == "string" and default is not None:
             default = byte_strings(default, "record_defaults")[()]
-        columns.append((_ALLOWED[name], default, name))
+        columns.append((_ALLOWED[name], default, t.dtype))
     return columns
 
 
@@ -88,7 +87,7 @@ def _split(record, delim, use_quote_delim):
             return fields
 
 
-def _parse(field, np_type, name, column, record):
+def _parse(field, np_type, dtype, column, record):
     if np_type is object:
         return field
     if np_type in (np.int32, np.int64):
@@ -108,7 +107,7 @@ def _parse(field, np_type, name, column, record):
                 except ValueError:
                     pass
     raise _error(f"Field {column} in record {record} is not a valid "
-                 f"{_TF_TYPE_NAMES.get(name, name)}: {field.decode('utf-8', 'replace')}")
+                 f"{tf_type_name(dtype)}: {field.decode('utf-8', 'replace')}")
 
 
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
@@ -158,11 +157,11 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
         wrong_count = len(fields) < len(columns) if select_cols else len(fields) != len(columns)
         if wrong_count:
             raise _error(f"Expect {len(columns)} fields but have {len(fields)} in record {r}")
-        for c, (field, (np_type, default, type_name)) in enumerate(zip(fields, columns)):
+        for c, (field, (np_type, default, dtype)) in enumerate(zip(fields, columns)):
             if field == b"" or field == na:
                 if default is None:
                     raise _error(f"Field {c} is required but missing in record {r}!")
                 outputs[c][index] = default
             else:
-                outputs[c][index] = _parse(field, np_type, type_name, c, r)
+                outputs[c][index] = _parse(field, np_type, dtype, c, r)
     return [string_tensor(out) if out.dtype == object else Tensor(out) for out in outputs]

@@ -7,15 +7,21 @@ import socket
 import tempfile
 import zlib
 
-import numpy as np
-
 from ..core.errors import InvalidArgumentError, NotFoundError
 from ..core.string_values import OBJECT, to_bytes_array
 from ..core.tensor import Tensor
 from .gfile import FailedPreconditionError, _local
 
 __all__ = ["read_file", "write_file", "atomic_write", "string_tensor", "byte_strings",
-           "one_byte_string"]
+           "one_byte_string", "tf_type_name"]
+
+# TF's C++ names of dtypes, which its attr errors use ("... of float is not in the list").
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def tf_type_name(dtype):
+    """The name TF's kernel errors give `dtype` (a DType): float, double, int32, ..."""
+    return _TF_TYPE_NAMES.get(dtype.name, dtype.name)
 
 
 def string_tensor(values):

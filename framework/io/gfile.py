@@ -10,8 +10,9 @@ import shutil
 
 from ..core.errors import NotFoundError, OpError, UnimplementedError
 
-__all__ = ["GFile", "AlreadyExistsError", "FailedPreconditionError", "exists", "glob", "isdir", "listdir", "makedirs", "mkdir", "remove",
-           "rmtree", "copy", "rename", "walk", "stat", "join", "Open"]
+__all__ = ["GFile", "AlreadyExistsError", "FailedPreconditionError", "exists", "glob", "isdir",
+           "listdir", "makedirs", "mkdir", "remove", "rmtree", "copy", "rename", "walk", "stat",
+           "join", "Open"]
 
 
 class AlreadyExistsError(OpError, FileExistsError):

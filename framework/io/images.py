@@ -14,7 +14,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
 from ..image.color import convert_image_dtype
-from .files import one_byte_string, string_tensor
+from .files import one_byte_string, string_tensor, tf_type_name
 
 __all__ = ["decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_image",
            "encode_png", "encode_jpeg", "is_jpeg"]
@@ -114,8 +114,8 @@ def _out_dtype(dtype, op, allowed=("uint8", "uint16")):
     d = dtypes.as_dtype(dtype)
     if d.name not in allowed:
         names = ", ".join(allowed)
-        raise InvalidArgumentError(f"Value for attr 'dtype' of {d.name} is not in the list of "
-                                   f"allowed values: {names} [Op:{op}]")
+        raise InvalidArgumentError(f"Value for attr 'dtype' of {tf_type_name(d)} is not in the "
+                                   f"list of allowed values: {names} [Op:{op}]")
     return d._np.type
 
 
@@ -199,10 +199,10 @@ def _image_input(image, op, allowed):
         image = value.astype(np.uint8) if value.dtype.kind in "iub" else value
     x = as_tensor(image)
     if x.dtype.name not in allowed:
-        name = {"float32": "float", "float64": "double"}.get(x.dtype.name, x.dtype.name)
-        raise InvalidArgumentError(f"Value for attr 'T' of {name} is not in the list of "
-                                   f"allowed values: {', '.join(allowed)} [Op:{op}]; use "
-                                   f"tf.image.convert_image_dtype(image, tf.uint8) first.")
+        names = ", ".join(allowed)
+        raise InvalidArgumentError(f"Value for attr 'T' of {tf_type_name(x.dtype)} is not in "
+                                   f"the list of allowed values: {names} [Op:{op}]; use "
+                                   "tf.image.convert_image_dtype(image, tf.uint8) first.")
     if x._value.ndim != 3:
         raise InvalidArgumentError(f"images must be rank 3 [height, width, channels], got "
                                    f"shape {list(x._value.shape)} [Op:{op}]")
@@ -246,7 +246,7 @@ def encode_png(image, compression=-1, name=None):
     return string_tensor(buffer.getvalue())
 
 
-def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
                 xmp_metadata="", name=None):
     """A `[height, width, channels]` uint8 image (1 or 3 channels) as a scalar string

@@ -11,16 +11,9 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
 from ..summary.records import tensor_proto
-from .files import byte_strings, one_byte_string, string_tensor
+from .files import byte_strings, one_byte_string, string_tensor, tf_type_name
 
 __all__ = ["decode_raw", "serialize_tensor", "parse_tensor"]
-
-_TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-
-
-def _tf_name(dtype):
-    return _TF_NAMES.get(dtype.name, dtype.name)
-
 
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
     """Reinterpret each string of `input_bytes` as a vector of `out_type`, as
@@ -56,7 +49,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
                                        "[Op:DecodeRaw]")
     if length % size:
         raise InvalidArgumentError(f"Input to DecodeRaw has length {length} that is not a "
-                                   f"multiple of {size}, the size of {_tf_name(target)} "
+                                   f"multiple of {size}, the size of {tf_type_name(target)} "
                                    "[Op:DecodeRaw]")
     values = np.frombuffer(b"".join(flat), dtype=np_type).astype(target._np)
     return Tensor(values.reshape(strings.shape + (length // size,)))
@@ -159,8 +152,9 @@ def parse_tensor(serialized, out_type, name=None):
         raise InvalidArgumentError(f"Could not parse `serialized` as TensorProto, base64: "
                                    f"{encoded} [Op:ParseTensor]") from None
     if parsed != target:
-        raise InvalidArgumentError(f"Type mismatch between parsed tensor ({_tf_name(parsed)}) "
-                                   f"and dtype ({_tf_name(target)}) [Op:ParseTensor]")
+        raise InvalidArgumentError(f"Type mismatch between parsed tensor "
+                                   f"({tf_type_name(parsed)}) and dtype "
+                                   f"({tf_type_name(target)}) [Op:ParseTensor]")
     shape = tuple(shape)
     count = int(np.prod(shape, dtype=np.int64))
     if parsed == dtypes.string:

@@ -11,10 +11,10 @@ C-linear map A is A^H (the FFT's is N times the inverse FFT, as TF's _FFTGrad).
 
 import numpy as np
 
-from .math import multiply, const
+from ..core.tensor import Tensor
+from .math import const, multiply
 from .registry import defop
 from .shape import getitem, scatter_into
-from ..core.tensor import Tensor
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "complex", "real", "imag", "conj"]
 
@@ -117,7 +117,7 @@ def _irfft_vjp(g, out, y, fft_length):
 
 
 @defop(broadcasting=True)
-def complex(x, y):  # noqa: A001 -- TF's name
+def complex(x, y):  # shadows the builtin inside this module: TF's name
     """x + iy, broadcast (tf.complex: float32 gives complex64, float64 complex128)."""
     out = np.empty(np.broadcast_shapes(x.shape, y.shape), _COMPLEX_OF[x.dtype])
     out.real = x

@@ -7,14 +7,11 @@ import numpy as np
 from ..api.array_ops import roll
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor, convert_to_tensor
+from ..io.files import tf_type_name
 from ..ops import spectral as _spectral
 
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
            "irfft2d", "rfft3d", "irfft3d", "fftshift", "ifftshift"]
-
-# TF's names of dtypes in its attr errors ("Value for attr 'Tcomplex' of float ...").
-_TF_ATTR_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-
 
 def _complex_input(x, op_name, rank):
     """`x` as a complex Tensor; Python and NumPy values convert as TF's preferred
@@ -25,10 +22,9 @@ def _complex_input(x, op_name, rank):
             value = value.astype(np.complex64)
         x = convert_to_tensor(value)
     if x._value.dtype.kind != "c":
-        name = _TF_ATTR_NAMES.get(x.dtype.name, x.dtype.name)
-        raise InvalidArgumentError(f"Value for attr 'Tcomplex' of {name} is not in the list of "
-                                   f"allowed values: complex64, complex128 [Op:{op_name}]; "
-                                   f"use tf.cast(x, tf.complex64) or tf.complex(real, imag).")
+        raise InvalidArgumentError(f"Value for attr 'Tcomplex' of {tf_type_name(x.dtype)} is "
+                                   "not in the list of allowed values: complex64, complex128 "
+                                   f"[Op:{op_name}]; use tf.cast(x, tf.complex64) first.")
     if x._value.ndim < rank:
         raise InvalidArgumentError(f"Input must have rank of at least {rank} but got: "
                                    f"{list(x._value.shape)} [Op:{op_name}]")
@@ -57,7 +53,7 @@ def _make_fft(rank, inverse):
     op = _spectral.ifft if inverse else _spectral.fft
     tf_name = ("IFFT" if inverse else "FFT") + ("" if rank == 1 else f"{rank}D")
 
-    def transform(input, name=None):  # noqa: A002 -- TF's argument name
+    def transform(input, name=None):
         return op(_complex_input(input, tf_name, rank), rank=rank)
 
     transform.__name__ = ("i" if inverse else "") + "fft" + ("" if rank == 1 else f"{rank}d")

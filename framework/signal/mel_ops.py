@@ -140,7 +140,7 @@ def _check_dct(x, dct_type, n, axis, norm):
             raise ValueError("Type-I DCT requires the dimension to be greater than one.")
 
 
-def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
+def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
     """The DCT of types I-IV over the last axis, as tf.signal.dct (scipy.fftpack.dct).
 
     Args:
@@ -166,7 +166,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
     return reshape(matmul(rows, matrix), shape=x._value.shape)
 
 
-def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
+def idct(input, type=2, n=None, axis=-1, norm=None, name=None):
     """The inverse DCT, as tf.signal.idct: dct of the inverse type (II <-> III).
     Without norm="ortho" it is scaled: signal == idct(dct(signal)) * 0.5 / N."""
     _check_dct(as_tensor(input), type, n, axis, norm)

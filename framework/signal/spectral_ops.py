@@ -4,10 +4,10 @@ those), with TF's defaults (tensorflow/python/ops/signal/spectral_ops.py)."""
 
 import numpy as np
 
+from ..api.array_ops import pad
 from ..core.tensor import Tensor, as_tensor
 from ..ops.math import multiply
 from ..ops.shape import getitem
-from ..api.array_ops import pad
 from .fft_ops import irfft, rfft
 from .shape_ops import _positive_int, frame, overlap_and_add
 from .window_ops import hann_window

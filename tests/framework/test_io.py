@@ -6,7 +6,6 @@ import os
 
 import numpy as np
 import pytest
-
 import tapeflow as tf
 from tapeflow import io as tio
 from tapeflow.core.errors import InvalidArgumentError, NotFoundError
@@ -285,7 +284,7 @@ def test_image_errors_like_tf():
         tio.decode_png(png, channels=2)
     with pytest.raises(InvalidArgumentError, match="Unknown image file format. One of JPEG"):
         tio.decode_image(b"notanimage")
-    with pytest.raises(InvalidArgumentError, match="attr 'dtype' of float32 is not in the "
+    with pytest.raises(InvalidArgumentError, match="attr 'dtype' of float is not in the "
                        "list of allowed values: uint8, uint16"):
         tio.decode_png(png, dtype=tf.float32)
     with pytest.raises(InvalidArgumentError, match="attr 'T' of float is not in the list"):

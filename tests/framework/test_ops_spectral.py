@@ -9,7 +9,6 @@ real combination of real(z) and imag(z). That covers TF's gradient convention
 
 import numpy as np
 import pytest
-
 import tapeflow as tf
 from tapeflow.ops import spectral as sp
 from tapeflow.testing.gradients import Case, gradcheck
