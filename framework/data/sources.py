@@ -277,6 +277,23 @@ class Sources:
         return dataset
 
     @classmethod
+    def random(cls, seed=None, rerandomize_each_iteration=None, name=None):
+        """An infinite dataset of random int64 scalars (uniform over int64); the
+        same sequence on every pass unless `rerandomize_each_iteration`, and on
+        every run with a seed or after `tf.random.set_seed`."""
+        base = int(random_generator(seed).integers(2**63))
+        passes = itertools.count()
+
+        def iterate():
+            draw = np.random.default_rng([base, next(passes) if rerandomize_each_iteration
+                                          else 0])
+            while True:
+                yield from draw.integers(-2**63, 2**63 - 1, size=256, dtype=np.int64,
+                                         endpoint=True)
+
+        return cls._new(iterate, INFINITE, TensorSpec([], dtypes.int64), "_RandomDataset")
+
+    @classmethod
     def sample_from_datasets(cls, datasets, weights=None, seed=None,
                              stop_on_empty_dataset=False, rerandomize_each_iteration=None):
         """Each element is drawn from one of `datasets`, chosen at random with

@@ -149,3 +149,62 @@ def test_window_then_flat_map_batch_as_tutorials_do():
     zipped = pairs.flat_map(lambda x, y: D.zip((x.batch(2), y.batch(2))))
     assert [(a.tolist(), b.tolist()) for a, b in values(zipped)] == [([0, 1], [0, 10]),
                                                                       ([2, 3], [20, 30])]
+
+
+def test_group_by_window_example_of_tf_docs():
+    ds = D.range(10).group_by_window(key_func=lambda x: x % 2,
+                                     reduce_func=lambda key, d: d.batch(5), window_size=5)
+    assert lists(ds) == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9]]
+    # groups left at the end come out in increasing key order
+    rest = D.from_tensor_slices(np.array([5, 3, 8, 1], np.int64)).group_by_window(
+        lambda x: 2 - x % 3, lambda key, d: d.batch(9), window_size=9)
+    assert lists(rest) == [[5, 8], [1], [3]]   # keys 0 (x%3==2), 1, 2
+    sized = D.range(6).group_by_window(lambda x: x % 2, lambda key, d: d.batch(3),
+                                       window_size_func=lambda key: key + 2)
+    assert lists(sized) == [[0, 2], [1, 3, 5], [4]]
+    with pytest.raises(ValueError, match="Either the `window_size`"):
+        D.range(3).group_by_window(lambda x: x, lambda k, d: d)
+
+
+def test_bucket_by_sequence_length_example_of_tf_docs():
+    elements = [[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20],
+                [21, 22]]
+    ds = D.from_generator(lambda: elements, tf.int64, output_shapes=[None])
+    buckets = ds.bucket_by_sequence_length(element_length_func=lambda elem: tf.shape(elem)[0],
+                                           bucket_boundaries=[3, 5],
+                                           bucket_batch_sizes=[2, 2, 2])
+    assert lists(buckets) == [[[1, 2, 3, 4], [5, 6, 7, 0]],
+                              [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]],
+                              [[0, 0], [21, 22]]]
+
+
+def test_bucket_by_sequence_length_pads_to_the_boundary():
+    elements = [[1], [2, 2, 2], [3, 3], [4, 4, 4, 4]]
+    ds = D.from_generator(lambda: elements, tf.int64, output_shapes=[None])
+    buckets = ds.bucket_by_sequence_length(lambda e: tf.shape(e)[0], [3, 5], [2, 2, 2],
+                                           pad_to_bucket_boundary=True, padding_values=-1)
+    # lengths 1 and 2 share bucket 0 (< 3), padded to 3 - 1; 3 and 4 bucket 1, to 5 - 1
+    assert lists(buckets) == [[[1, -1], [3, 3]], [[2, 2, 2, -1], [4, 4, 4, 4]]]
+    too_long = D.from_generator(lambda: [[1] * 6], tf.int64, output_shapes=[None])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="pad_to_bucket_boundary"):
+        lists(too_long.bucket_by_sequence_length(lambda e: tf.shape(e)[0], [3, 5], [2, 2, 2],
+                                                 pad_to_bucket_boundary=True))
+    with pytest.raises(ValueError, match=r"len\(bucket_boundaries\) \+ 1"):
+        ds.bucket_by_sequence_length(lambda e: tf.shape(e)[0], [3, 5], [2, 2])
+    same = D.from_generator(lambda: [[1], [2, 2], [3]], tf.int64, output_shapes=[None])
+    plain = same.bucket_by_sequence_length(lambda e: tf.shape(e)[0], [2], [2, 9],
+                                           no_padding=True)
+    assert lists(plain) == [[[1], [3]], [[2, 2]]]
+
+
+def test_unique_and_random():
+    assert values(D.from_tensor_slices([1, 37, 2, 37, 2, 1]).unique()) == [1, 37, 2]
+    assert values(D.from_tensor_slices(["b", "a", "b"]).unique()) == [b"b", b"a"]
+    with pytest.raises(TypeError, match="tf.int32, tf.int64 or tf.string"):
+        D.from_tensor_slices([1.0, 2.0]).unique()
+    first = values(D.random(seed=4).take(5))
+    assert first == values(D.random(seed=4).take(5)) and len(set(first)) == 5
+    assert D.random(seed=4).cardinality().numpy() == tf.data.INFINITE_CARDINALITY
+    assert D.random(seed=4).element_spec == tf.TensorSpec((), tf.int64)
+    again = D.random(seed=4, rerandomize_each_iteration=True)
+    assert values(again.take(5)) != values(again.take(5))

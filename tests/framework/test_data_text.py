@@ -142,7 +142,7 @@ def test_missing_tf_data_names_are_named():
     with pytest.raises(AttributeError, match="tf.data.experimental.dense_to_ragged_batch is "
                                              "not implemented"):
         _ = tf.data.experimental.dense_to_ragged_batch
-    with pytest.raises(AttributeError, match="Dataset.group_by_window is a tf.data method"):
-        _ = D.range(3).group_by_window
+    with pytest.raises(AttributeError, match="Dataset.ignore_errors is a tf.data method"):
+        _ = D.range(3).ignore_errors
     with pytest.raises(AttributeError, match="'Dataset' object has no attribute 'nope'"):
         _ = D.range(3).nope
