@@ -40,6 +40,10 @@ class ListWrapper(list):
         super().extend(values)
         self._changed()
 
+    def __iadd__(self, values):
+        self.extend(values)
+        return self
+
     def insert(self, index, value):
         super().insert(index, value)
         self._changed()
@@ -103,8 +107,9 @@ class Checkpoint:
         ValueError: for an object a checkpoint cannot save.
 
     >>> ckpt = tf.train.Checkpoint(step=tf.Variable(1), model=model)  # doctest: +SKIP
-    >>> path = ckpt.save("./ckpts/ckpt")                             # './ckpts/ckpt-1'
-    >>> ckpt.restore(path).assert_consumed()                          # doctest: +SKIP
+    >>> ckpt.save("./ckpts/ckpt")                                     # doctest: +SKIP
+    './ckpts/ckpt-1'
+    >>> ckpt.restore("./ckpts/ckpt-1").assert_consumed()              # doctest: +SKIP
     """
 
     def __init__(self, root=None, **kwargs):

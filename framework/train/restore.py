@@ -36,10 +36,6 @@ def assign_value(variable, value, path):
                          f"dtype {value.dtype} but the variable has dtype {target.dtype}.") from None
 
 
-def _assign_slot(slot, value, path):
-    assign_value(slot, value, path)
-
-
 class Restoration:
     """The binding of one checkpoint's nodes to the objects under `root`.
 
@@ -80,8 +76,8 @@ class Restoration:
                     queue.append((child, j))
             if any(j not in self.bound for j in saved.values()):
                 waiting.add(id(obj))
-                # A Checkpoint(root=module) shows the module's attributes as its own.
-                waiting.add(id(getattr(obj, "_root", None)) if obj is self.root else id(obj))
+                if obj is self.root and getattr(obj, "_root", None) is not None:
+                    waiting.add(id(obj._root))  # Checkpoint(root=m) shows m's attributes as its own
                 _hook_build(obj)
         self._restore_slots()
         self.waiting_on = waiting
@@ -113,9 +109,8 @@ class Restoration:
                 if existing:
                     assign_value(existing[0], self.arrays[key], path)
                 else:  # created by the optimizer's first apply_gradients
-                    pending_key = optimizer._defer_slot_restoration(
-                        variable, slot_name, functools.partial(_assign_slot,
-                                                               value=self.arrays[key], path=path))
+                    restore = functools.partial(assign_value, value=self.arrays[key], path=path)
+                    pending_key = optimizer._defer_slot_restoration(variable, slot_name, restore)
                     self.deferred_slots.append((optimizer, pending_key, key))
 
     def abandon(self):
