@@ -10,6 +10,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
+from ..core.record import cut as _cut
 from ..ops import math as _m
 from ..ops import shape as _s
 from . import dispatch as _dispatch
@@ -39,6 +40,8 @@ def reshape(tensor, shape, name=None):
     Raises:
         InvalidArgumentError: if the element counts differ.
     """
+    if _dispatch.for_value("reshape", shape):
+        return _dispatch.for_value("reshape", shape)(tensor, shape)
     x = as_tensor(tensor)
     target = _shape_tuple(shape, "reshape")
     size = x._value.size
@@ -123,7 +126,7 @@ def cast(x, dtype, name=None):
         return x
     if x._value.dtype.kind in "fc" and target.kind in "fc":
         return _m.cast(x, dtype=target)
-    return Tensor(x._value.astype(target))
+    return _cut("cast", (x,), Tensor(x._value.astype(target)))  # no gradient: a path ends
 
 
 def identity(input, name=None):  # noqa: A002
@@ -137,10 +140,14 @@ def stop_gradient(input, name=None):  # noqa: A002
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
+    if _dispatch.for_value("ones", shape):
+        return _dispatch.for_value("ones", shape)(shape, dtype)
     return Tensor(np.ones(_shape_tuple(shape, "ones"), dtypes.as_dtype(dtype)._np))
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
+    if _dispatch.for_value("zeros", shape):
+        return _dispatch.for_value("zeros", shape)(shape, dtype)
     return Tensor(np.zeros(_shape_tuple(shape, "zeros"), dtypes.as_dtype(dtype)._np))
 
 
@@ -157,6 +164,8 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 -- no gradient, as i
 
 
 def fill(dims, value, name=None):
+    if _dispatch.for_value("fill", dims):
+        return _dispatch.for_value("fill", dims)(dims, value)
     v = as_tensor(value)
     return Tensor(np.full(_shape_tuple(dims, "fill"), v._value, dtype=v._value.dtype))
 
@@ -177,6 +186,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    if _dispatch.for_value("shape", input):
+        return _dispatch.for_value("shape", input)(input, out_type)
     return Tensor(np.asarray(as_tensor(input)._value.shape, dtypes.as_dtype(out_type)._np))
 
 

@@ -277,3 +277,33 @@ def test_string_values():
         [b'John', b'', b'', b'fell', b'asleep'], [b'a', b'big', b'dog', b'barked', b''],
         [b'my', b'cat', b'', b'is', b'fuzzy']]
     assert x[1, 2].numpy() == b'dog'
+
+
+def test_dynamic_ragged_shape():
+    # The ragged guide's "Dynamic shape" section.
+    from tapeflow.ragged import DynamicRaggedShape, RowPartition
+    x = tf.constant([[1, 2], [3, 4], [5, 6]])
+    rt_shape = tf.shape(tf.ragged.constant([[1], [2, 3, 4], [], [5, 6]]))
+    assert str(rt_shape) == "<DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>"
+    assert tf.reshape(x, rt_shape).to_list() == [[1], [2, 3, 4], [], [5, 6]]
+    zeros = tf.zeros(rt_shape)
+    assert zeros.dtype == tf.float32 and zeros.to_list() == [[0.0], [0.0] * 3, [], [0.0] * 2]
+    assert tf.ones(rt_shape, tf.int32).to_list() == [[1], [1, 1, 1], [], [1, 1]]
+    assert tf.fill(rt_shape, 9).to_list() == [[9], [9, 9, 9], [], [9, 9]]
+    first = rt_shape[0]
+    assert first.dtype == tf.int64 and int(first) == 4
+    with pytest.raises(ValueError, match="Index 1 is not uniform"):
+        rt_shape[1]
+    assert str(rt_shape[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
+    shape = DynamicRaggedShape(row_partitions=[RowPartition.from_row_lengths([5, 3, 2])],
+                               inner_shape=[10, 8])
+    assert str(shape) == "<DynamicRaggedShape lengths=[3, (5, 3, 2), 8] num_row_partitions=1>"
+    shape = DynamicRaggedShape.from_lengths([4, (2, 1, 0, 8), 12])
+    assert str(shape) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
+    assert int(shape[2]) == 12
+    uniform = tf.shape(tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4], 2))
+    assert uniform.static_lengths() == [2, 2] and int(uniform[1]) == 2
+    with pytest.raises(ValueError, match="must start with"):
+        DynamicRaggedShape([RowPartition.from_row_lengths([1, 2])], [4])
+    # A dense tensor keeps its TF shape: an int32 vector.
+    np.testing.assert_array_equal(tf.shape(x).numpy(), [3, 2])
