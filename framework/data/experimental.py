@@ -26,7 +26,11 @@ __all__ = [
     "enumerate_dataset",
     "get_single_element",
     "make_csv_dataset",
+    "map_and_batch",
+    "parallel_interleave",
     "sample_from_datasets",
+    "shuffle_and_repeat",
+    "unbatch",
 ]
 
 INFINITE_CARDINALITY = INFINITE
@@ -61,6 +65,30 @@ def Counter(start=0, step=1, dtype=dtypes.int64, name=None):
 def enumerate_dataset(start=0):
     """For `dataset.apply(...)`: `dataset.enumerate(start)`."""
     return lambda dataset: dataset.enumerate(start)
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """For `dataset.apply(...)`: `dataset.shuffle(buffer_size, seed).repeat(count)`,
+    a new order on each repetition (TF's fused op)."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+
+
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                  num_parallel_calls=None):
+    """For `dataset.apply(...)`: `dataset.map(map_func).batch(batch_size, ...)`."""
+    return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)
+
+
+def unbatch():
+    """For `dataset.apply(...)`: `dataset.unbatch()`."""
+    return lambda dataset: dataset.unbatch()
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """For `dataset.apply(...)`: `dataset.interleave(map_func, cycle_length,
+    block_length)`, in the deterministic order (`sloppy` changes nothing)."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
 
 
 def assert_cardinality(expected_cardinality):

@@ -10,23 +10,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
 
-__all__ = [
-    "AUTOTUNE",
-    "INFINITE",
-    "UNKNOWN",
-    "DatasetSpec",
-    "call_unpacked",
-    "check_same_structure",
-    "flatten",
-    "function_output",
-    "map_structure",
-    "pack_as",
-    "spec_of",
-    "to_component",
-    "to_components",
-    "to_numpy",
-    "to_tensors",
-]
+__all__ = ["AUTOTUNE", "INFINITE", "UNKNOWN", "DatasetSpec", "call_unpacked", "check_same_structure", "flatten", "function_output", "map_structure", "pack_as", "row", "scalar_bool", "spec_of", "stack", "to_component", "to_components", "to_numpy", "to_tensors", "unknown_sizes"]
 
 AUTOTUNE = -1
 INFINITE = -1   # tf.data.INFINITE_CARDINALITY

@@ -198,7 +198,7 @@ class Transformations:
         def rng():
             return np.random.default_rng([base, next(passes) if reshuffle else 0])
 
-        n = self._length
+        n = self._length if self._slices is not None else None
         if self._slices is not None and self._order is None and self._batch is None and \
                 buffer_size >= n:
             slices = self._slices

@@ -243,3 +243,16 @@ def test_fit_reads_a_dataset_pipeline():
     assert history.history["loss"][-1] < history.history["loss"][0] / 4
     mapped = D.from_tensor_slices((x, y)).map(lambda a, b: (a * 1.0, b)).batch(16)
     assert np.isfinite(model.evaluate(mapped, verbose=0))
+
+
+def test_experimental_function_forms():
+    experimental = tf.data.experimental
+    shuffled = values(D.range(6).apply(experimental.shuffle_and_repeat(6, count=2, seed=3)))
+    assert sorted(shuffled[:6]) == sorted(shuffled[6:]) == list(range(6))
+    assert shuffled[:6] != shuffled[6:]
+    batched = values(D.range(5).apply(experimental.map_and_batch(lambda x: x * 10, 2)))
+    assert [b.tolist() for b in batched] == [[0, 10], [20, 30], [40]]
+    assert values(D.range(4).batch(2).apply(experimental.unbatch())) == [0, 1, 2, 3]
+    woven = D.range(1, 3).apply(experimental.parallel_interleave(
+        lambda x: D.from_tensors(x).repeat(2), cycle_length=2))
+    assert values(woven) == [1, 2, 1, 2]
