@@ -17,6 +17,7 @@ from ..core.tensor import Tensor, as_tensor
 from ..image import resize
 from ..math import add, clip_by_value, multiply, reduce_mean, subtract, where
 from ..random import generator
+from ..utils.images import aspect_crop_box
 from .base import Layer
 from .conv import normalize_data_format
 
@@ -89,10 +90,7 @@ class ImagePreprocessingLayer(Layer):
 def _aspect_crop(images, height, width):
     """The centre window of `images` (NHWC) with the aspect ratio height:width,
     as large as fits (Keras's crop before a resize)."""
-    in_h, in_w = images.shape[1], images.shape[2]
-    crop_h = max(min(in_h, int(in_w * height / width)), 1)
-    crop_w = max(min(in_w, int(in_h * width / height)), 1)
-    top, left = int((in_h - crop_h) / 2), int((in_w - crop_w) / 2)
+    top, left, crop_h, crop_w = aspect_crop_box(images.shape[1], images.shape[2], height, width)
     return images[:, top:top + crop_h, left:left + crop_w, :]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 
-__all__ = ["array_to_img", "img_to_array", "load_img", "save_img"]
+__all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "aspect_crop_box"]
 
 _INTERPOLATION = ("nearest", "bilinear", "bicubic", "hamming", "box", "lanczos")
 
@@ -76,6 +76,16 @@ def img_to_array(img, data_format=None, dtype=None):
     if _data_format(data_format) == "channels_first":
         x = x.transpose(2, 0, 1)
     return x
+
+
+def aspect_crop_box(height, width, target_height, target_width):
+    """(top, left, height, width) of the largest centred window of an image of
+    (height, width) with the aspect ratio target_height:target_width, as Keras
+    crops before resizing (`crop_to_aspect_ratio`, CenterCrop, RandomCrop)."""
+    crop_height = max(min(height, int(width * target_height / target_width)), 1)
+    crop_width = max(min(width, int(height * target_width / target_height)), 1)
+    return (int((height - crop_height) / 2), int((width - crop_width) / 2), crop_height,
+            crop_width)
 
 
 def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",

@@ -198,3 +198,79 @@ def test_tokenizer_as_keras2():
                                (1 + np.log(2)) * idf_b)
     with pytest.raises(ValueError, match="tfidf"):
         Tokenizer(num_words=5).texts_to_matrix(["a"], mode="tfidf")
+
+
+# -- Datasets from folders and arrays -----------------------------------------------------------
+
+
+@pytest.fixture()
+def image_folder(tmp_path):
+    image = pytest.importorskip("PIL.Image")
+    (tmp_path / "cats").mkdir()
+    (tmp_path / "dogs").mkdir()
+    for i in range(5):
+        image.fromarray(np.full((10, 20, 3), i * 10, np.uint8)).save(tmp_path / "cats" / f"c{i}.png")
+    for i in range(3):
+        image.fromarray(np.full((8, 8, 3), 200 + i, np.uint8)).save(tmp_path / "dogs" / f"d{i}.jpg")
+    (tmp_path / "cats" / "notes.txt").write_text("not an image")
+    return tmp_path
+
+
+def test_image_dataset_from_directory(image_folder, capsys):
+    ds = utils.image_dataset_from_directory(image_folder, image_size=(4, 6), batch_size=8,
+                                            shuffle=False, label_mode="categorical")
+    assert "Found 8 files belonging to 2 classes." in capsys.readouterr().out
+    assert ds.class_names == ["cats", "dogs"]
+    (images, labels), = list(ds)
+    assert images.shape == (8, 4, 6, 3) and images.dtype == tf.float32
+    np.testing.assert_allclose(images.numpy()[:5, 0, 0, 0], [0, 10, 20, 30, 40])
+    np.testing.assert_allclose(images.numpy()[5:, 0, 0, 0], [200, 201, 202], atol=2)  # jpeg
+    np.testing.assert_array_equal(labels.numpy(), np.eye(2)[[0] * 5 + [1] * 3])
+    train, val = utils.image_dataset_from_directory(image_folder, image_size=(4, 4), seed=3,
+                                                    validation_split=0.25, subset="both",
+                                                    color_mode="grayscale")
+    out = capsys.readouterr().out
+    assert "Using 6 files for training." in out and "Using 2 files for validation." in out
+    assert sum(len(y) for _, y in train) == 6 and sum(len(y) for _, y in val) == 2
+    assert set(train.file_paths).isdisjoint(val.file_paths)
+    assert next(iter(val))[0].shape[-1] == 1
+    with pytest.raises(ValueError, match="seed"):
+        utils.image_dataset_from_directory(image_folder, validation_split=0.2, subset="training")
+    with pytest.raises(ValueError, match="label_mode"):
+        utils.image_dataset_from_directory(image_folder, label_mode="sparse")
+    with pytest.raises(ValueError, match="exactly 2"):
+        utils.image_dataset_from_directory(image_folder, label_mode="binary",
+                                           class_names=["cats"])
+
+
+def test_text_dataset_from_directory(tmp_path):
+    for label, texts in (("neg", ["bad movie"]), ("pos", ["good", "great fun"])):
+        (tmp_path / label).mkdir()
+        for i, text in enumerate(texts):
+            (tmp_path / label / f"{i}.txt").write_text(text)
+    ds = utils.text_dataset_from_directory(tmp_path, batch_size=2, shuffle=False, max_length=5,
+                                           verbose=False)
+    batches = [(x.numpy().tolist(), y.numpy().tolist()) for x, y in ds]
+    assert batches == [([b"bad m", b"good"], [0, 1]), ([b"great"], [1])]
+
+
+def test_timeseries_dataset_from_array_as_keras_docs():
+    data = np.arange(100)
+    x, y = next(iter(utils.timeseries_dataset_from_array(data[:-10], data[10:],
+                                                         sequence_length=10)))
+    assert x.shape == (81, 10) and x[0].numpy().tolist() == list(range(10))
+    assert y[:3].numpy().tolist() == [10, 11, 12]
+    windows = utils.timeseries_dataset_from_array(np.arange(20), None, sequence_length=3,
+                                                  sampling_rate=2, sequence_stride=3,
+                                                  batch_size=2, start_index=2)
+    assert [b.numpy().tolist() for b in windows] == [[[2, 4, 6], [5, 7, 9]],
+                                                     [[8, 10, 12], [11, 13, 15]],
+                                                     [[14, 16, 18]]]
+    shuffled = utils.timeseries_dataset_from_array(np.arange(30), None, 5, batch_size=None,
+                                                   shuffle=True, seed=1)
+    starts = sorted(int(w.numpy()[0]) for w in shuffled)
+    assert starts == list(range(26))
+    with pytest.raises(ValueError, match="same number of time steps"):
+        utils.timeseries_dataset_from_array(np.zeros(5), np.zeros(4), 2)
+    with pytest.raises(ValueError, match="sampling_rate"):
+        utils.timeseries_dataset_from_array(np.zeros(5), None, 2, sampling_rate=0)
