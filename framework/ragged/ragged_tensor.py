@@ -413,6 +413,13 @@ class RaggedTensor:
     def __bool__(self):
         raise TypeError("RaggedTensor may not be used as a boolean.")
 
+    def __array__(self, dtype=None, copy=None):
+        # Reached when a RaggedTensor is handed to a function that takes dense tensors.
+        raise TypeError(f"A RaggedTensor of shape {self.shape} cannot be converted to a dense "
+                        "Tensor: use rt.to_tensor(), or tf.ragged.map_flat_values(op, rt) to "
+                        "apply an op to its values (tapeflow's tf.math functions do not take "
+                        "RaggedTensors yet; its operators +, -, *, / ... do).")
+
     def __iter__(self):
         return (self[i] for i in range(self.nrows_int()))
 

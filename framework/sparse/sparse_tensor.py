@@ -88,6 +88,12 @@ class SparseTensor:
     def consumers(self):
         return []
 
+    def __array__(self, dtype=None, copy=None):
+        # Reached when a SparseTensor is handed to a function that takes dense tensors.
+        raise TypeError(f"A SparseTensor of shape {list(self.shape)} cannot be converted to a "
+                        "dense Tensor implicitly: use tf.sparse.to_dense(st), or the "
+                        "tf.sparse function for the op.")
+
     def __repr__(self):
         return (f"SparseTensor(indices={self._indices!s}, values={self._values!s}, "
                 f"dense_shape={self._dense_shape!s})")

@@ -180,6 +180,9 @@ def test_constant_errors():
         bool(tf.ragged.constant([[1]]))
     with pytest.raises(TypeError, match="ints or slices"):
         tf.ragged.constant([[1]])[..., 0]
+    with pytest.raises(TypeError, match=r"RaggedTensor of shape \(1, None\) cannot be "
+                                        r"converted to a dense Tensor: use rt.to_tensor\(\)"):
+        tf.constant(tf.ragged.constant([[1]]))
 
 
 def test_conversions():

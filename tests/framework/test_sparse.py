@@ -160,6 +160,8 @@ def test_sparse_dense_matmul_matches_numpy():
     (lambda: _sp([1, 2, 3]) * _sp([1, 2, 3]), TypeError, "not defined"),
     (lambda: _sp([1, 2, 3]) * np.ones((3, 3), np.int32), InvalidArgumentError,
      "only supports broadcasting dense to sparse"),
+    (lambda: tf.matmul(_sp([1.0, 2.0, 3.0]), np.ones((2, 2), np.float32)), TypeError,
+     r"SparseTensor of shape \[3, 2\] cannot be converted to a dense Tensor implicitly"),
 ])
 def test_bad_input(fn, error, match):
     with pytest.raises(error, match=match):
