@@ -37,11 +37,37 @@ from ..train.restore import Restoration
 from .rebuild import find_class, rebuild, remember_saved
 from .signatures import describe_signatures, load_signatures
 
-__all__ = ["save", "load", "contains_saved_model"]
+__all__ = ["save", "load", "contains_saved_model", "SaveOptions", "LoadOptions"]
 
 FORMAT = "tapeflow-saved-model-1"
 _METADATA = "saved_model.json"
 _VARIABLES = os.path.join("variables", "variables")
+
+
+class SaveOptions:
+    """`tf.saved_model.SaveOptions`: accepted for compatibility; none of its options
+    (devices, namespace whitelists, debug info) applies to tapeflow's format."""
+
+    def __init__(self, namespace_whitelist=None, save_debug_info=False, function_aliases=None,
+                 experimental_debug_stripper=False, experimental_io_device=None,
+                 experimental_variable_policy=None, experimental_custom_gradients=True,
+                 experimental_image_format=False, experimental_skip_saver=False,
+                 experimental_sharding_callback=None, extra_tags=None):
+        self.namespace_whitelist = namespace_whitelist
+        self.save_debug_info = save_debug_info
+        self.function_aliases = function_aliases
+        self.experimental_io_device = experimental_io_device
+
+
+class LoadOptions:
+    """`tf.saved_model.LoadOptions`: accepted for compatibility; changes nothing."""
+
+    def __init__(self, allow_partial_checkpoint=False, experimental_io_device=None,
+                 experimental_skip_checkpoint=False, experimental_variable_policy=None,
+                 experimental_load_function_aliases=False):
+        self.allow_partial_checkpoint = allow_partial_checkpoint
+        self.experimental_io_device = experimental_io_device
+        self.experimental_skip_checkpoint = experimental_skip_checkpoint
 
 
 def _class_path(obj):

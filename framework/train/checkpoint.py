@@ -15,7 +15,7 @@ from .checkpoint_state import update_checkpoint_state
 from .graph import optimizer_slots, slot_key, variable_key, walk
 from .restore import CheckpointLoadStatus, InitializationOnlyStatus, Restoration
 
-__all__ = ["Checkpoint"]
+__all__ = ["Checkpoint", "CheckpointOptions"]
 
 _log = logging.getLogger("tapeflow")
 _OWN = frozenset(("_root", "_save_counter", "_restorations"))
@@ -70,6 +70,19 @@ class DictWrapper(dict):
     def update(self, *args, **kwargs):
         super().update(*args, **kwargs)
         notify_assignment(self._owner)
+
+
+class CheckpointOptions:
+    """`tf.train.CheckpointOptions`: accepted for compatibility; tapeflow writes on
+    the CPU, synchronously, so the options change nothing."""
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False,
+                 experimental_skip_slot_variables=False, experimental_sharding_callback=None):
+        self.experimental_io_device = experimental_io_device
+        self.enable_async = bool(enable_async or experimental_enable_async_checkpoint)
+        self.experimental_write_callbacks = experimental_write_callbacks
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
 
 
 def _check_trackable(name, value):

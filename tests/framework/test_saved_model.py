@@ -283,3 +283,19 @@ def test_in_the_saving_process_local_classes_and_object_arguments_load(tmp_path)
         tf.saved_model.load(str(tmp_path / "local"))
     with pytest.raises(TypeError, match="not plain values"):
         tf.saved_model.load(str(tmp_path / "export"))
+
+
+def test_options_are_accepted_and_missing_names_say_so(tmp_path):
+    module = CustomModule()
+    tf.saved_model.save(module, str(tmp_path / "m"),
+                        options=tf.saved_model.SaveOptions(experimental_io_device="/job:localhost"))
+    loaded = tf.saved_model.load(str(tmp_path / "m"), options=tf.saved_model.LoadOptions(
+        experimental_io_device="/job:localhost"))
+    assert loaded(tf.constant(2.0)).numpy() == 2.0
+    assert tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    with pytest.raises(AttributeError, match="tf.saved_model.Asset is not implemented"):
+        tf.saved_model.Asset
+    with pytest.raises(AttributeError, match="TFRecord"):
+        tf.train.Example
+    with pytest.raises(AttributeError, match="tf.train.Server is not implemented"):
+        tf.train.Server
