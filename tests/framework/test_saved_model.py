@@ -235,11 +235,11 @@ def test_keras_layer_from_its_config_and_restore_of_a_saved_model_directory(tmp_
     assert loaded.name == "conv" and loaded.kernel_size == (3, 3)
     np.testing.assert_array_equal(loaded(x).numpy(), y.numpy())
 
-    # tf.train.Checkpoint(root).restore accepts a SavedModel directory, as TF's does
+    # tf.train.Checkpoint(root).read/restore accept a SavedModel directory, as TF's do
     module = TwoLayers()
     tf.saved_model.save(module, str(tmp_path / "m"))
     other = TwoLayers()
-    tf.train.Checkpoint(other).restore(str(tmp_path / "m")).assert_consumed()
+    tf.train.Checkpoint(other).read(str(tmp_path / "m")).assert_consumed()
     np.testing.assert_array_equal(other.dense_2.w.numpy(), module.dense_2.w.numpy())
 
 
