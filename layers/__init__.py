@@ -28,6 +28,7 @@ from .preprocessing import CategoryEncoding, Discretization, Normalization, Resc
 from .preprocessing_image import (CenterCrop, RandomBrightness, RandomContrast, RandomCrop,
                                   RandomFlip, Resizing)
 from .preprocessing_affine import RandomRotation, RandomTranslation, RandomZoom
+from .preprocessing_hashing import Hashing
 from . import experimental
 from .input_layer import Input
 from .serialization import deserialize, serialize
@@ -58,5 +59,5 @@ __all__ = [
     "Input", "InputLayer", "serialize", "deserialize",
     "Normalization", "Rescaling", "CategoryEncoding", "Discretization", "Resizing", "CenterCrop",
     "RandomCrop", "RandomFlip", "RandomContrast", "RandomBrightness", "RandomRotation",
-    "RandomZoom", "RandomTranslation",
+    "RandomZoom", "RandomTranslation", "Hashing",
 ]

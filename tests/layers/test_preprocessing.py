@@ -10,6 +10,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.layers.preprocessing_affine import affine_transform, rotation_matrices
+from tapeflow.layers.preprocessing_hashing import fingerprint64
 from tapeflow.testing import gradcheck
 from tapeflow.testing.layers import check_layer
 
@@ -396,3 +397,43 @@ def test_layers_in_dataset_map_and_check_layer():
     for layer in (layers.RandomRotation(0.1), layers.RandomZoom(0.2), layers.RandomFlip(),
                   layers.RandomContrast(0.2), layers.RandomTranslation(0.1, 0.1)):
         check_layer(layer, input_shape=(2, 5, 5, 2), expected_output_shape=(2, 5, 5, 2))
+
+
+# -- Hashing -------------------------------------------------------------------------------------
+
+# Google's FarmHash Fingerprint64 (the C++ library, through pyfarmhash), one per code path.
+FINGERPRINTS = {"": 0x9ae16a3b2f90404f, "a": 0xb3454265b6df75e3, "abcd": 0x1a5502de4a1f8101,
+                "hello world": 0x588fb7478bd6b01b, "x" * 17: 0x9ce745a1f3812fa5,
+                "y" * 40: 0x3d596369a03cfde,
+                "The quick brown fox jumps over the lazy dog, twice: the quick brown fox.":
+                0x85b70666e9207e58}
+
+
+def test_fingerprint64_is_farmhash():
+    assert {s: fingerprint64(s) for s in FINGERPRINTS} == FINGERPRINTS
+
+
+def test_fingerprint64_against_the_c_library_on_every_length():
+    farmhash = pytest.importorskip("farmhash")
+    rng = np.random.default_rng(0)
+    for n in list(range(0, 200)) + [255, 256, 257, 1000]:
+        data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        assert fingerprint64(data) == farmhash.fingerprint64(data), n
+
+
+def test_hashing_keras_docstring_examples():
+    inputs = [["A"], ["B"], ["C"], ["D"], ["E"]]
+    out = layers.Hashing(num_bins=3)(inputs)
+    assert out.dtype == tf.int64 and out.numpy().ravel().tolist() == [1, 0, 1, 1, 2]
+    masked = layers.Hashing(num_bins=3, mask_value="")([["A"], ["B"], [""], ["C"], ["D"]])
+    assert masked.numpy().ravel().tolist() == [1, 1, 0, 2, 2]
+    assert layers.Hashing(num_bins=3)(np.array([[1], [2]])).numpy().ravel().tolist() == (
+        [fingerprint64("1") % 3, fingerprint64("2") % 3])
+    hot = layers.Hashing(num_bins=3, output_mode="one_hot")(["A", "B"])
+    np.testing.assert_array_equal(hot.numpy(), [[0, 1, 0], [1, 0, 0]])
+    with pytest.raises(NotImplementedError, match="salt"):
+        layers.Hashing(3, salt=133)
+    with pytest.raises(ValueError, match="num_bins"):
+        layers.Hashing(0)
+    again = layers.deserialize(layers.serialize(layers.Hashing(5, mask_value="x")))
+    assert (again.num_bins, again.mask_value) == (5, "x")
