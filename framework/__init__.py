@@ -49,6 +49,9 @@ def executing_eagerly():
 # layers import tf.nn themselves, a bare GradientTape program never needs it.
 # name -> module (relative to tapeflow), or (module, attribute) for a member of one.
 _LAZY = {
+    # issue 15 item 6: tf.strings
+    "strings": "strings",
+    "as_string": ("strings", "as_string"),
     "config": "config",
     "data": "data",
     # issue 15 item 9: checkpoints and SavedModel

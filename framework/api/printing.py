@@ -5,10 +5,9 @@ import sys
 
 import numpy as np
 
-from ..core import nest
 from ..core.tensor import Tensor
 
-__all__ = ["print_"]
+__all__ = ["print_", "format_value"]
 
 
 def _format_number(value):
@@ -27,26 +26,37 @@ def _format_number(value):
     return str(value)
 
 
-def _format_array(array, summarize):
+def _format_array(array, summarize, depth=0):
+    """TF's layout: NumPy-like nesting, rows of a matrix on their own lines, blank
+    lines between blocks of higher rank, '...' for the middle of long axes."""
     if isinstance(array, bytes):  # an element of a string tensor
         return _format_number(array)
     if array.ndim == 0:
         return _format_number(array[()])
     n = array.shape[0]
     if summarize >= 0 and n > 2 * summarize:
-        parts = [_format_array(array[i], summarize) for i in range(summarize)] + ["..."] + \
-                [_format_array(array[i], summarize) for i in range(n - summarize, n)]
+        rows = list(range(summarize)) + [None] + list(range(n - summarize, n))
     else:
-        parts = [_format_array(array[i], summarize) for i in range(n)]
-    sep = " " if array.ndim == 1 else "\n" + " " * 0
+        rows = list(range(n))
+    parts = ["..." if i is None else _format_array(array[i], summarize, depth + 1)
+             for i in rows]
+    sep = " " if array.ndim == 1 else "\n" * (array.ndim - 1) + " " * (depth + 1)
     return "[" + sep.join(parts) + "]"
 
 
-def _format(value, summarize):
+def format_value(value, summarize=3):
+    """`value` as tf.print (and tf.strings.format) writes it: tensors by the rules
+    above, lists, tuples and dicts with their items formatted so."""
     if isinstance(value, Tensor):
         return _format_array(np.asarray(value._value), summarize)
-    if isinstance(value, (list, tuple, dict)):
-        return str(nest.map_structure(lambda v: _format(v, summarize), value))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {format_value(v, summarize)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v, summarize) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(format_value(v, summarize) for v in value) + \
+            ("," if len(value) == 1 else "") + ")"
     return str(value)
 
 
@@ -61,4 +71,4 @@ def print_(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=Non
         stream = sys.stdout
     elif stream in ("stderr", "sys.stderr"):
         stream = sys.stderr
-    stream.write(sep.join(_format(v, summarize) for v in inputs) + end)
+    stream.write(sep.join(format_value(v, summarize) for v in inputs) + end)
