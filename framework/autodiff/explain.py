@@ -168,33 +168,39 @@ def explain(tape, target, source):
             f"The gradient flows from {name} to the target through {len(chain)} recorded "
             f"op(s): {steps}."), chain=chain)
     cuts, escapes, pauses = _cut_evidence(tape, dependents)
-    if cuts:
-        return Explanation("no_gradient_op", (
-            f"Every path from {name} to the target goes through an op with no gradient: "
-            f"{_list(cuts)}. tf.stop_gradient blocks gradients on purpose; argmax, round, "
-            "comparisons and casts to integers have none. Use a differentiable op there "
-            "(e.g. softmax instead of argmax)."), [site for _, site in cuts])
+    exact = tape._cut_ids.get(id(target))  # the target was computed from this cut
+    if exact is not None:
+        kind, what, input_ids, site = tape._notes[exact]
+        if any(i in dependents for i in input_ids):
+            cuts, escapes = ([(what, site)], []) if kind == "cut" else ([], [(what, site)])
+    if exact is None and id(target) not in tape._tracked:
+        if pauses:
+            return Explanation("stop_recording", (
+                f"The target was not recorded from {name}. The tape stopped recording under "
+                f"stop_recording{_where(pauses[0])}; a target computed inside that block is "
+                "not recorded. Compute it outside the block."), pauses)
+        if not tape._active and tape._exit_site is not None:
+            last = block_end(tape._exit_site)
+            return Explanation("after_context", (
+                f"The target was not recorded on this tape, which stopped recording when its "
+                f"`with` block ended{_where(last)}. A target computed after that line "
+                f"is not recorded: move its computation inside the `with` block (or it was "
+                f"computed from values the tape does not watch, not from {name})."),
+                [last])
     if escapes:
         return Explanation("left_tape", (
             f"A value computed from {name} left the tape: {_list(escapes)}. What is "
             "computed from a NumPy array or Python number is not recorded; keep the "
             "computation in tapeflow ops (tf.math.*, operators on tensors)."),
             [site for _, site in escapes])
+    if cuts:
+        return Explanation("no_gradient_op", (
+            f"Every path from {name} to the target goes through an op with no gradient: "
+            f"{_list(cuts)}. tf.stop_gradient blocks gradients on purpose; argmax, round, "
+            "comparisons and casts to integers have none. Use a differentiable op there "
+            "(e.g. softmax instead of argmax)."), [site for _, site in cuts])
     if id(target) in tape._tracked:
         return _no_path(records, target, name)
-    if pauses:
-        return Explanation("stop_recording", (
-            f"The target was not recorded from {name}. The tape stopped recording under "
-            f"stop_recording{_where(pauses[0])}; a target computed inside that block is not "
-            "recorded. Compute it outside the block."), pauses)
-    if not tape._active and tape._exit_site is not None:
-        last = block_end(tape._exit_site)
-        return Explanation("after_context", (
-            f"The target was not recorded on this tape, which stopped recording when its "
-            f"`with` block ended{_where(last)}. A target computed after that line "
-            f"is not recorded: move its computation inside the `with` block (or it was "
-            f"computed from values the tape does not watch, not from {name})."),
-            [last])
     return Explanation("no_path", (
         f"The target does not depend on {name}, nor on anything else the tape watched: it "
         "was computed from constants only."))

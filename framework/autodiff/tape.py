@@ -86,6 +86,7 @@ class GradientTape:
         self._active = False        # recording now (on its thread's stack, or paused)
         self._stack = None          # the stack of the thread that entered the context
         self._notes = []            # (kind, name, input ids, user site): paths cut, for explain
+        self._cut_ids = {}          # id of a tensor computed from a cut -> its note's index
         self._exit_site = None      # the user's line where recording ended
         self._enter_site = None     # the user's line that opened the context
         self._layer_spans = []      # (first record, end, layer name): layers/base.py
@@ -164,6 +165,7 @@ class GradientTape:
         self._watched = {}
         self._released = False
         self._notes = []
+        self._cut_ids = {}
         self._layer_spans = []
 
     def watched_variables(self):

@@ -8,10 +8,11 @@ import contextlib
 import operator
 import threading
 
+from . import tensor as _tensor
 from .sites import user_site
 from .tensor import Variable
 
-__all__ = ["record", "note_cut", "note_escape", "paused", "push", "pop", "insert",
+__all__ = ["record", "note_cut", "note_escape", "cut", "paused", "push", "pop", "insert",
            "current_tapes"]
 
 # Every tape recording now, in any thread, in the order pushed. Ops test this
@@ -97,7 +98,7 @@ _new_record = tuple.__new__
 def record(op, inputs, out, attrs):
     """Put `op` on every tape recording in the calling thread that tracks one of `inputs`."""
     if out._value.dtype.kind not in "fc":
-        note_cut(op, inputs)  # integer and boolean results carry no gradient
+        note_cut(op, inputs, out)  # integer and boolean results carry no gradient
         return
     rec = None
     for tape in _local.tapes:
@@ -115,12 +116,23 @@ def record(op, inputs, out, attrs):
                 rec = _new_record(_Record, (op, inputs, out, attrs))
             tracked.add(id(out))
             tape._records.append(rec)
+        elif tape._cut_ids:  # computed from a cut path: remember which cut (explain)
+            _follow_cut(tape._cut_ids, inputs, out)
 
 
-def _note(kind, name, inputs):
+def _follow_cut(cut_ids, inputs, out):
+    for t in inputs:
+        note = cut_ids.get(id(t))
+        if note is not None:
+            cut_ids[id(out)] = note
+            return
+
+
+def _note(kind, name, inputs, out=None):
     """Leave a note of a path cut at the user's line on every tape of the calling
-    thread that tracks one of `inputs`, for `GradientTape.explain`. Rare: only
-    ops that carry no gradient and values leaving the tape take this path."""
+    thread that tracks one of `inputs` (or computed them from a cut), for
+    `GradientTape.explain`; `out`, the cut's result, is remembered as coming from
+    it. Rare: only ops with no gradient and values leaving the tape come here."""
     site = None
     for tape in _local.tapes:
         tracked = tape._tracked
@@ -129,13 +141,27 @@ def _note(kind, name, inputs):
                 if site is None:
                     site = user_site()
                 tape._notes.append((kind, name, tuple(id(x) for x in inputs), site))
+                if out is not None:
+                    tape._cut_ids[id(out)] = len(tape._notes) - 1
                 break
+        else:
+            if out is not None and tape._cut_ids:
+                _follow_cut(tape._cut_ids, inputs, out)
 
 
-def note_cut(op, inputs):
+def note_cut(op, inputs, out=None):
     """`op` ran on a tracked input but carries no gradient (stop_gradient, argmax,
     a comparison, an integer result): a gradient path ends here."""
-    _note("cut", op.name, inputs)
+    _note("cut", op.name, inputs, out)
+
+
+def cut(name, inputs, out):
+    """A public function computed `out` from `inputs` outside the ops, with no
+    gradient (tf.math.argmax, is_nan, ...): noted as an op with no gradient would
+    be; returns `out`."""
+    if _recording and _local.tapes:
+        _note("cut", name, inputs, out)
+    return out
 
 
 def note_escape(tensor, how):
@@ -143,6 +169,27 @@ def note_escape(tensor, how):
     '.numpy()', 'np.asarray', 'float()', ...): what is computed from it is not recorded."""
     if _local.tapes:
         _note("escape", how, (tensor,))
+
+
+
+def note_constant(value, out):
+    """`tf.constant` made `out` while this thread records: from a tracked tensor it
+    is a copy the tape cannot follow (a cut); from a NumPy or Python value after a
+    value left the tape, it is taken to come from the latest such escape."""
+    for tape in _local.tapes:
+        if id(value) in tape._tracked:
+            tape._notes.append(("escape", "tf.constant(tensor)", (id(value),), user_site()))
+            tape._cut_ids[id(out)] = len(tape._notes) - 1
+            continue
+        for index in range(len(tape._notes) - 1, -1, -1):
+            if tape._notes[index][0] == "escape":
+                tape._cut_ids[id(out)] = index
+                break
+
+
+_tensor._recording = _recording  # the same list: Tensor.numpy() tests it before noting
+_tensor._note_escape = note_escape
+_tensor._note_constant = note_constant
 
 
 @contextlib.contextmanager

@@ -21,6 +21,13 @@ _NP_FLOAT32 = np.float32
 _PY_SCALAR_TYPES = {float, int, builtins.bool}
 
 
+# Installed by core/record.py (which imports this module) for GradientTape.explain: the
+# recording tapes, and the notes of a tracked value leaving them and of constants.
+_recording = ()
+_note_escape = None
+_note_constant = None
+
+
 class Tensor:
     """An immutable n-dimensional value, as TF's eager tensor.
 
@@ -54,6 +61,8 @@ class Tensor:
 
     def numpy(self):
         """The value: a NumPy array, or a NumPy scalar for rank 0 (as TF)."""
+        if _recording:
+            _note_escape(self, ".numpy()")
         value = self._value
         return value[()] if value.ndim == 0 else value
 
@@ -82,6 +91,8 @@ class Tensor:
     _kind = "Tensor"
 
     def __array__(self, dtype=None, copy=None):
+        if _recording:
+            _note_escape(self, "np.asarray (or a NumPy function)")
         value = np.asarray(self._value)
         return value if dtype is None else value.astype(dtype, copy=False)
 
@@ -103,9 +114,13 @@ class Tensor:
         return self._value.reshape(()).item()
 
     def __float__(self):
+        if _recording:
+            _note_escape(self, "float()")
         return float(self._scalar("float"))
 
     def __int__(self):
+        if _recording:
+            _note_escape(self, "int()")
         return int(self._scalar("int"))
 
     def __index__(self):
@@ -233,6 +248,8 @@ class Variable(Tensor):
         self._trainable = builtins.bool(value)
 
     def numpy(self):
+        if _recording:
+            _note_escape(self, ".numpy()")
         return self._value.copy() if self._value.ndim else self._value[()]
 
     def value(self):
@@ -378,7 +395,10 @@ def constant(value, dtype=None, shape=None, name=None):
     if type(value) is float and dtype is None and shape is None:
         # The common `tf.constant(1.0)`. A new Tensor each time: user-visible
         # tensors are distinct objects, as a tape tells sources apart by identity.
-        return Tensor(_NP_FLOAT32(value))
+        result = Tensor(_NP_FLOAT32(value))
+        if _recording:
+            _note_constant(value, result)
+        return result
     if isinstance(value, Tensor):
         array = value._value
         if dtype is not None and array.dtype != dtypes.numpy_dtype(dtype):
@@ -400,7 +420,10 @@ def constant(value, dtype=None, shape=None, name=None):
                             f"{int(np.prod(shape, dtype=np.int64))} elements.")
     if isinstance(value, Variable):
         array = array.copy()
-    return Tensor(_compact(array))
+    result = Tensor(_compact(array))
+    if _recording:  # a constant made while a tape records may hold a value that left it
+        _note_constant(value, result)
+    return result
 
 
 _SCALAR_CACHE = {}

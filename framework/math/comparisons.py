@@ -5,6 +5,7 @@ on a tape)."""
 import numpy as np
 
 from ..core.args import shape_error
+from ..core.record import cut as _cut
 from ..core.tensor import Tensor, as_tensor, binary_operands
 
 __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -38,4 +39,4 @@ def logical_not(x, name=None):
     x = as_tensor(x)
     if x._value.dtype.kind != "b":
         raise TypeError(f"logical_not needs a bool tensor, got {x.dtype!r}.")
-    return Tensor(np.logical_not(x._value))
+    return _cut("logical_not", (x,), Tensor(np.logical_not(x._value)))

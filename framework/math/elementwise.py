@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.args import apply_binary
 from ..core.errors import InvalidArgumentError
+from ..core.record import cut as _cut
 from ..core.tensor import Tensor, as_tensor, binary_operands
 from ..ops import math as _m
 from ._checks import float_input
@@ -150,15 +151,18 @@ def round(x, name=None):  # noqa: A001 -- TF's name
 
 
 def is_nan(x, name=None):
-    return Tensor(np.isnan(float_input(x, "IsNan")._value))
+    x = float_input(x, "IsNan")
+    return _cut("is_nan", (x,), Tensor(np.isnan(x._value)))
 
 
 def is_finite(x, name=None):
-    return Tensor(np.isfinite(float_input(x, "IsFinite")._value))
+    x = float_input(x, "IsFinite")
+    return _cut("is_finite", (x,), Tensor(np.isfinite(x._value)))
 
 
 def is_inf(x, name=None):
-    return Tensor(np.isinf(float_input(x, "IsInf")._value))
+    x = float_input(x, "IsInf")
+    return _cut("is_inf", (x,), Tensor(np.isinf(x._value)))
 
 
 def maximum(x, y, name=None):
@@ -223,7 +227,7 @@ def where(condition, x=None, y=None, name=None):
     """
     c = as_tensor(condition)
     if x is None and y is None:
-        return Tensor(np.argwhere(c._value).astype(np.int64))
+        return _cut("where", (c,), Tensor(np.argwhere(c._value).astype(np.int64)))
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     if c._value.dtype.kind != "b":

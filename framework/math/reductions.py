@@ -10,6 +10,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
+from ..core.record import cut as _cut
 from ..core.tensor import Tensor, as_tensor
 from ..ops import math as _m
 from ..ops import reduce as _r
@@ -120,7 +121,8 @@ def _logical_reduction(np_fn, tf_name):
             raise TypeError(f"{tf_name} needs a bool tensor, got {x.dtype.name}; compare or "
                             "cast first.")
         axes = normalize_axis(axis, x._value.ndim, tf_name, x._value.shape)
-        return Tensor(np.asarray(np_fn(x._value, axis=axes, keepdims=builtins.bool(keepdims))))
+        return _cut(f"reduce_{np_fn.__name__}", (x,), Tensor(np.asarray(
+            np_fn(x._value, axis=axes, keepdims=builtins.bool(keepdims)))))
     apply.__name__ = np_fn.__name__
     apply.__doc__ = f"Logical {np_fn.__name__} over `axis` (not differentiable)."
     return apply
@@ -146,7 +148,8 @@ def _index_reduction(np_fn, tf_name):
         if x._value.shape[a] == 0:
             raise InvalidArgumentError(f"{tf_name}: reduction axis {a} of shape "
                                        f"{list(x._value.shape)} is empty.")
-        return Tensor(np.asarray(np_fn(x._value, axis=a)).astype(out._np))
+        return _cut(np_fn.__name__, (x,),
+                    Tensor(np.asarray(np_fn(x._value, axis=a)).astype(out._np)))
     apply.__name__ = np_fn.__name__
     apply.__doc__ = (f"Index of the {np_fn.__name__[3:]} along `axis` (default 0), as int64 "
                      "(or `output_type`); not differentiable.")
@@ -162,7 +165,8 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     x = as_tensor(input)
     axes = normalize_axis(axis, x._value.ndim, "count_nonzero", x._value.shape)
     counts = np.count_nonzero(x._value, axis=axes, keepdims=builtins.bool(keepdims))
-    return Tensor(np.asarray(counts).astype(dtypes.as_dtype(dtype)._np))
+    return _cut("count_nonzero", (x,),
+                Tensor(np.asarray(counts).astype(dtypes.as_dtype(dtype)._np)))
 
 
 def _scan(op, tf_name):

@@ -100,8 +100,11 @@ class Op:
             out = out.copy()
         result = _new_tensor(Tensor)  # no __init__ frame: this runs for every op
         result._value = out
-        if _record._recording and self.differentiable:
-            _record.record(self, inputs, result, attrs)
+        if _record._recording:
+            if self.differentiable:
+                _record.record(self, inputs, result, attrs)
+            else:  # a path cut here, for GradientTape.explain
+                _record.note_cut(self, inputs, result)
         return result
 
     def __repr__(self):

@@ -219,3 +219,68 @@ def test_apply_gradients_warns_once_per_variable_with_the_reason(caplog):
     assert len(warnings) == 1
     assert "['unused_w:0']" in warnings[0]
     assert "never read while the tape" in warnings[0] and f"{HERE}:{line}" in warnings[0]
+def test_no_gradients_error_carries_each_reason():
+    v = tf.Variable(1.0, name="frozen_in", trainable=False)
+    w = tf.Variable(1.0, name="cut_w")
+    opt = tf.keras.optimizers.SGD(0.1)
+    with tf.GradientTape() as tape:
+        loss = v * tf.stop_gradient(w * 2.0)
+    grads = tape.gradient(loss, [v, w])
+    with pytest.raises(ValueError) as info:
+        opt.apply_gradients(zip(grads, [v, w]))
+    text = str(info.value)
+    assert "No gradients provided for any variable: ['frozen_in:0', 'cut_w:0']" in text
+    assert "frozen_in:0: Variable 'frozen_in:0' has trainable=False" in text
+    assert "cut_w:0: Every path from Variable 'cut_w:0'" in text and "stop_gradient" in text
+
+
+@pytest.mark.parametrize("how", [".numpy()", "np.asarray", "float()"])
+def test_a_value_that_left_the_tape_is_named_with_its_line(how):
+    w = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        y = w * 3.0
+        line = next_line()
+        left = y.numpy() if how == ".numpy()" else np.asarray(y) if how == "np.asarray" else float(y[0])  # noqa: E501
+        z = tf.constant(left) * 1.0
+    why = tape.explain(z, w)
+    assert why.cause == "left_tape" and how in str(why)
+    assert names_line(why, line)
+
+
+def test_stop_gradient_and_ops_without_gradient_on_every_path():
+    x = tf.Variable([1.0, 5.0, 3.0])
+    with tf.GradientTape(persistent=True) as tape:
+        line_stop = next_line()
+        cut = tf.stop_gradient(x * 2.0) * 3.0
+        line_argmax = next_line()
+        picked = tf.cast(tf.argmax(x), tf.float32) * 2.0
+        line_round = next_line()
+        rounded = tf.round(x * 1.5)
+    for target, line, op in ((cut, line_stop, "stop_gradient"), (picked, line_argmax, "argmax"),
+                             (rounded, line_round, "round")):
+        why = tape.explain(target, x)
+        assert why.cause == "no_gradient_op", (op, str(why))
+        assert f"`{op}`" in str(why) and names_line(why, line)
+        assert tape.gradient(target, x) is None
+
+
+def test_readme_example_names_each_cause():
+    w = tf.Variable([1.0, 2.0], name="w")
+    with tf.GradientTape(persistent=True) as tape:
+        y = w * 3.0
+        z = tf.constant(np.exp(y.numpy()))
+        k = tf.cast(tf.argmax(y), tf.float32)
+    assert tape.explain(z, w).cause == "left_tape"
+    assert tape.explain(k, w).cause == "no_gradient_op"
+    assert tape.explain(tf.reduce_sum(y), w).cause == "after_context"
+
+
+def test_a_constant_copied_from_a_tracked_tensor_is_a_cut():
+    x = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        line = next_line()
+        copy = tf.constant(x * 2.0)
+        z = copy * 3.0
+    why = tape.explain(z, x)
+    assert why.cause == "left_tape" and "tf.constant(tensor)" in str(why)
+    assert names_line(why, line)
