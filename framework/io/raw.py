@@ -13,7 +13,8 @@ from ..core.tensor import Tensor, as_tensor
 from ..summary.records import tensor_proto
 from .files import byte_strings, one_byte_string, string_tensor, tf_type_name
 
-__all__ = ["decode_raw", "serialize_tensor", "parse_tensor"]
+__all__ = ["decode_raw", "serialize_tensor", "parse_tensor", "message_fields", "read_varint",
+           "signed"]
 
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
     """Reinterpret each string of `input_bytes` as a vector of `out_type`, as
@@ -72,7 +73,7 @@ def serialize_tensor(tensor, name=None):
     return string_tensor(tensor_proto(array))
 
 
-def _read_varint(data, i):
+def read_varint(data, i):
     value, shift = 0, 0
     while True:
         byte = data[i]
@@ -83,16 +84,16 @@ def _read_varint(data, i):
         shift += 7
 
 
-def _fields(data):
+def message_fields(data):
     """(field number, wire type, value) of a message: ints for varints, bytes else."""
     i, n = 0, len(data)
     while i < n:
-        key, i = _read_varint(data, i)
+        key, i = read_varint(data, i)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value, i = _read_varint(data, i)
+            value, i = read_varint(data, i)
         elif wire == 2:
-            length, i = _read_varint(data, i)
+            length, i = read_varint(data, i)
             value, i = data[i:i + length], i + length
             if i > n:
                 raise ValueError("truncated field")
@@ -104,7 +105,7 @@ def _fields(data):
         yield number, wire, value
 
 
-def _signed(value, bits=64):
+def signed(value, bits=64):
     return value - (1 << bits) if value >= 1 << (bits - 1) else value
 
 
@@ -113,11 +114,11 @@ def _typed_values(number, wire, value):
     if kind != "int":
         return list(np.frombuffer(value, kind))
     if wire == 0:
-        return [_signed(value)]
+        return [signed(value)]
     values, i = [], 0
     while i < len(value):
-        v, i = _read_varint(value, i)
-        values.append(_signed(v))
+        v, i = read_varint(value, i)
+        values.append(signed(v))
     return values
 
 
@@ -132,14 +133,14 @@ def parse_tensor(serialized, out_type, name=None):
     target = dtypes.as_dtype(out_type)
     dtype_enum, shape, content, strings, typed = 0, [], None, [], []
     try:
-        for number, wire, value in _fields(data):
+        for number, wire, value in message_fields(data):
             if number == 1:
                 dtype_enum = value
             elif number == 2:
-                for dim_number, _, dim in _fields(value):
+                for dim_number, _, dim in message_fields(value):
                     if dim_number == 2:
-                        size = [v for f, _, v in _fields(dim) if f == 1]
-                        shape.append(_signed(size[0]) if size else 0)
+                        size = [v for f, _, v in message_fields(dim) if f == 1]
+                        shape.append(signed(size[0]) if size else 0)
             elif number == 4:
                 content = value
             elif number == 8:

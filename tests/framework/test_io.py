@@ -215,12 +215,92 @@ def test_parse_tensor_reads_typed_fields_and_errors():
         tio.parse_tensor(b"garbage\xff", tf.float32)
 
 
-def test_example_parsing_is_not_implemented_and_says_so():
-    spec = {"x": tio.FixedLenFeature([], tf.int64, default_value=0)}
-    assert spec["x"].shape == [] and spec["x"].default_value == 0
+# Serialized by TF 2.21: tf.train.Example(features=tf.train.Features(feature={...}))
+# .SerializeToString() of x=[1], y=[1.5, 2.5], s=[b"ab", b"c"], v=[3, 4, 5] (A);
+# x=[2], y=[0.5, 0.25], s=[b"d"], v=[] (B); y=[1.0, 2.0], s=[b"e"], v=[7] (C).
+_A = (b"\n=\n\x0e\n\x01s\x12\t\n\x07\n\x02ab\n\x01c\n\x11\n\x01y\x12\x0c\x12\n\n\x08"
+      b"\x00\x00\xc0?\x00\x00 @\n\x0c\n\x01v\x12\x07\x1a\x05\n\x03\x03\x04\x05\n\n\n"
+      b"\x01x\x12\x05\x1a\x03\n\x01\x01")
+_B = (b"\n4\n\n\n\x01s\x12\x05\n\x03\n\x01d\n\x11\n\x01y\x12\x0c\x12\n\n\x08\x00\x00"
+      b"\x00?\x00\x00\x80>\n\x07\n\x01v\x12\x02\x1a\x00\n\n\n\x01x\x12\x05\x1a\x03\n"
+      b"\x01\x02")
+_C = (b"\n+\n\n\n\x01s\x12\x05\n\x03\n\x01e\n\x11\n\x01y\x12\x0c\x12\n\n\x08\x00\x00"
+      b"\x80?\x00\x00\x00@\n\n\n\x01v\x12\x05\x1a\x03\n\x01\x07")
+
+
+def test_parse_single_example_like_tf():
+    out = tio.parse_single_example(_A, {"x": tio.FixedLenFeature([], tf.int64),
+                                         "y": tio.FixedLenFeature([2], tf.float32),
+                                         "s": tio.VarLenFeature(tf.string),
+                                         "v": tio.RaggedFeature(tf.int64)})
+    assert list(out) == ["s", "v", "x", "y"]  # sorted, as TF
+    assert out["x"].dtype == tf.int64 and out["x"].numpy() == 1
+    assert out["y"].numpy().tolist() == [1.5, 2.5]
+    assert out["s"].indices.numpy().tolist() == [[0], [1]]
+    assert out["s"].values.numpy().tolist() == [b"ab", b"c"]
+    assert out["s"].dense_shape.numpy().tolist() == [2]
+    assert out["v"].numpy().tolist() == [3, 4, 5]
+    two_d = tio.parse_single_example(_A, {"v": tio.FixedLenFeature([3, 1], tf.int64)})
+    assert two_d["v"].numpy().tolist() == [[3], [4], [5]]
+
+
+def test_parse_example_like_tf():
+    out = tio.parse_example([_A, _B], {"x": tio.FixedLenFeature([], tf.int64),
+                                       "y": tio.FixedLenFeature([2], tf.float32),
+                                       "v": tio.VarLenFeature(tf.int64)})
+    assert out["x"].numpy().tolist() == [1, 2]
+    assert out["y"].numpy().tolist() == [[1.5, 2.5], [0.5, 0.25]]
+    assert out["v"].indices.numpy().tolist() == [[0, 0], [0, 1], [0, 2]]
+    assert out["v"].dense_shape.numpy().tolist() == [2, 3]
+    ragged = tio.parse_example([_A, _B, _C], {"v": tio.RaggedFeature(tf.int64),
+                                              "s": tio.RaggedFeature(tf.string)})
+    assert ragged["v"].to_list() == [[3, 4, 5], [], [7]]
+    assert ragged["s"].to_list() == [[b"ab", b"c"], [b"d"], [b"e"]]
+    padded = tio.parse_example([_A, _B, _C], {"v": tio.FixedLenSequenceFeature(
+        [], tf.int64, allow_missing=True, default_value=-1)})
+    assert padded["v"].numpy().tolist() == [[3, 4, 5], [-1, -1, -1], [7, -1, -1]]
+    defaults = tio.parse_example([_A, _C], {"x": tio.FixedLenFeature([], tf.int64, -1)})
+    assert defaults["x"].numpy().tolist() == [1, -1]
+    assert tio.parse_example(tf.constant([], tf.string),
+                             {"x": tio.FixedLenFeature([], tf.int64)})["x"].shape == (0,)
+
+
+@pytest.mark.parametrize("call, error, message", [  # TF 2.21's messages
+    (lambda: tio.parse_example([_A, _C], {"x": tio.FixedLenFeature([], tf.int64)}),
+     InvalidArgumentError, "Name: <unknown>, Feature: x (data type: int64) is required but "
+     "could not be found."),
+    (lambda: tio.parse_example([_A, _C], {"x": tio.FixedLenFeature([], tf.int64)},
+                               example_names=["ea", "ec"]),
+     InvalidArgumentError, "Name: ec, Feature: x (data type: int64) is required"),
+    (lambda: tio.parse_single_example(_C, {"x": tio.FixedLenFeature([], tf.int64)}),
+     InvalidArgumentError, "Feature: x (data type: int64) is required but could not be found."),
+    (lambda: tio.parse_example([_A], {"y": tio.FixedLenFeature([], tf.float32)}),
+     InvalidArgumentError, "Name: <unknown>, Key: y, Index: 0.  Number of float values != "
+     "expected.  Values size: 2 but output shape: []"),
+    (lambda: tio.parse_example([_A], {"x": tio.FixedLenFeature([], tf.float32)}),
+     InvalidArgumentError, "Name: <unknown>, Key: x, Index: 0.  Data types don't match. Data "
+     "type: int64 but expected type: float"),
+    (lambda: tio.parse_example([_A], {"x": tio.FixedLenFeature([], tf.int32)}),
+     InvalidArgumentError, "Value for attr 'Tdense' of int32 is not in the list of allowed "
+     "values: float, int64, string"),
+    (lambda: tio.parse_example([_A], {"x": tio.VarLenFeature(tf.int32)}),
+     InvalidArgumentError, "Value for attr 'sparse_types' of int32"),
+    (lambda: tio.parse_example([_A], {"x": tio.FixedLenSequenceFeature([], tf.int64)}),
+     ValueError, "FixedLenSequenceFeature requires allow_missing to be True."),
+    (lambda: tio.parse_example([_C], {"z": tio.FixedLenFeature([2], tf.float32, 7.0)}),
+     InvalidArgumentError, "Input to reshape is a tensor with 1 values, but the requested "
+     "shape has 2"),
+    (lambda: tio.parse_single_example(b"\xff\xff", {"x": tio.FixedLenFeature([], tf.int64)}),
+     InvalidArgumentError, "Could not parse example input"),
+])
+def test_example_parsing_errors_like_tf(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert message in str(info.value)
+
+
+def test_tfrecord_writing_is_not_implemented_and_says_so():
     with pytest.raises(NotImplementedError, match="TFRecord.*serialize_tensor"):
-        tio.parse_single_example(b"", spec)
-    with pytest.raises(NotImplementedError, match="TFRecord"):
         tio.TFRecordWriter("x.tfrecord")
 
 
