@@ -67,20 +67,20 @@ def _padded_shape(shape):
 
 
 def _padding_value(value, spec):
-    """A padding value in the component's dtype. Python numbers take it (TF
-    wants a tensor of exactly that dtype); a Tensor of another dtype is an error."""
+    """A padding value, which must have the component's dtype as TF converts it
+    (a Python int is int32, a float float32: pad an int64 component with
+    np.int64(-1) or tf.constant(-1, tf.int64), as in TF)."""
     if value is None:
         return b"" if spec.dtype.name == "string" else spec.dtype._np.type(0)
-    if isinstance(value, (bool, int, float, str, bytes)):
-        return value
     array = structure.to_component(value)
     if np.ndim(array) != 0:
         raise ValueError(f"Invalid `padding_values`: each must be a scalar, got shape "
                          f"{np.shape(array)}.")
-    if array.dtype != spec.dtype._np:
-        raise TypeError(f"Invalid `padding_values`. `padding_values` values should have the "
-                        f"same type as the input dataset. Got {array.dtype} for a component "
-                        f"of dtype {spec.dtype.name}.")
+    dtype = structure.spec_of(array).dtype
+    if dtype != spec.dtype:
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type {dtype!r} "
+                        f"does not match type {spec.dtype!r} of the corresponding input "
+                        "component.")
     return array
 
 
@@ -182,7 +182,8 @@ class Batching:
         """Batch elements of different shapes, padding each component to
         `padded_shapes` (a dimension of None or -1: the largest in the batch;
         `padded_shapes=None`: every dimension so) with `padding_values` (0, or b''
-        for strings, by default; one scalar pads every component).
+        for strings, by default; one scalar pads every component; each of the
+        component's dtype, as TF requires).
 
         Raises:
             tf.errors.InvalidArgumentError: if an element is larger than its
@@ -236,10 +237,22 @@ class Batching:
         """Split each element along its first dimension into elements.
 
         Raises:
-            ValueError: for a scalar component (as TF).
-            tf.errors.InvalidArgumentError: if components differ in their first
-                dimension.
+            ValueError: for a scalar component or known first dimensions that
+                differ (as TF).
+            tf.errors.InvalidArgumentError: while iterating, if components differ
+                in their first dimension.
         """
+        specs = structure.flatten(self.element_spec)
+        if any(getattr(s, "shape", None) is not None and s.shape.rank == 0 for s in specs):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        known = [d for d in dict.fromkeys(s.shape[0] for s in specs if s.shape.rank)
+                 if d is not None]
+        if len(known) > 1:
+            first, second = known[:2]
+            raise ValueError(f"`unbatch()` is only supported for datasets of elements whose "
+                             f"components have a matching leading dimension. Encountered both "
+                             f"{first} and {second}.")
+
         def split(element):
             leaves = structure.flatten(element)
             if any(np.ndim(leaf) == 0 for leaf in leaves):

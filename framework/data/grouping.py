@@ -138,9 +138,12 @@ class Grouping:
         single tensors of int32, int64 or string (as TF)."""
         spec = self.element_spec
         allowed = (dtypes.int32, dtypes.int64, dtypes.string)
-        if structure.flatten(spec) != [spec] or getattr(spec, "dtype", None) not in allowed:
-            raise TypeError(f"Dataset.unique() only supports elements of a single tensor of "
-                            f"type tf.int32, tf.int64 or tf.string; got {spec}.")
+        if structure.flatten(spec) != [spec]:
+            raise TypeError(f"`tf.data.Dataset.unique` only supports elements that are one "
+                            f"tensor; got {spec}.")
+        if getattr(spec, "dtype", None) not in allowed:
+            raise TypeError(f"`tf.data.Dataset.unique` does not support type {spec.dtype!r} -- "
+                            "only `tf.int32`, `tf.int64`, and `tf.string` are supported.")
 
         def iterate():
             seen = set()

@@ -53,8 +53,8 @@ def _signature(output_types, output_shapes, output_signature):
                             "`output_signature` argument.")
         for spec in structure.flatten(output_signature):
             if not isinstance(spec, TensorSpec):
-                raise TypeError(f"The `output_signature` argument must contain instances of "
-                                f"`tf.TypeSpec`, but found {spec!r}.")
+                raise TypeError(f"`output_signature` must contain objects that are subclass "
+                                f"of `tf.TypeSpec` but found {type(spec)} which is not.")
         return output_signature
     if output_types is None:
         raise TypeError("To specify the output signature you need to provide either the "
@@ -84,9 +84,10 @@ def _generated(value, signature):
     try:
         parts = _parts_up_to(signature, value)
     except TypeError:
+        dtypes_of = structure.map_structure(lambda s: s.dtype, signature)
         raise InvalidArgumentError(
             f"TypeError: `generator` yielded an element that did not match the expected "
-            f"structure. The expected structure was {signature!r}, but the yielded element "
+            f"structure. The expected structure was {dtypes_of!r}, but the yielded element "
             f"was {value!r}.") from None
     out = []
     for part, spec in zip(parts, specs):

@@ -87,10 +87,13 @@ def compression_of(compression_type):
 
 
 def _lines(name, compression):
-    """The lines of one file without their line ending ("\\n" or "\\r\\n"), as TF."""
+    """The lines of one file without their line ending ("\\n", "\\r\\n", or a "\\r"
+    ending the file), as TF."""
     for line in raw_lines(name, compression):
         if line.endswith(b"\n"):
-            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
         yield np.array(line, dtype=object)
 
 

@@ -47,6 +47,38 @@ def _first_output(dataset, func):
     return func(first), structure.unknown_sizes(dataset.element_spec, first)
 
 
+def _output_spec(dataset, func, samples=2):
+    """The spec of `func`'s outputs, from running it on the first `samples`
+    elements (TF traces it instead): a dimension is None where the outputs
+    differ in size, or where in every sample its size is that of an unknown
+    dimension of the input element."""
+    elements = list(itertools.islice(dataset._iterate(), samples))
+    if not elements:
+        return structure.spec_of(*_first_output(dataset, func))
+    outputs = [func(e) for e in elements]
+    unknown = [structure.unknown_sizes(dataset.element_spec, e) for e in elements]
+    first = structure.spec_of(outputs[0])
+    try:
+        columns = list(zip(*(structure.flatten(out) for out in outputs)))
+        for other in outputs[1:]:
+            structure.check_same_structure(outputs[0], other, "map_func")
+    except TypeError:
+        return first  # outputs of different structures: iterating will tell
+
+    def leaf(spec, values):
+        if not isinstance(spec, TensorSpec):
+            return spec
+        shapes = [np.shape(v) for v in values]
+        if len({len(s) for s in shapes}) != 1:
+            return TensorSpec(None, spec.dtype)
+        dims = [None if len(set(sizes)) > 1 or all(d in u for d, u in zip(sizes, unknown))
+                else sizes[0] for sizes in zip(*shapes)]
+        return TensorSpec(dims, spec.dtype)
+
+    return structure.pack_as(first, [leaf(spec, values) for spec, values in
+                                     zip(structure.flatten(first), columns)])
+
+
 def _dataset_result(value, what):
     if not hasattr(value, "_iterate"):
         raise TypeError(f"`{what}` must return a `tf.data.Dataset` object; got "
@@ -67,9 +99,10 @@ class Transformations:
         but the calls run one at a time in the iterating thread (a thread pool
         would not run Python code in parallel, and keeps the order anyway).
 
-        `element_spec` runs `map_func` once on the first element (TF traces it
-        instead); a dimension whose size there equals the size of an unknown
-        input dimension is reported as unknown (None).
+        `element_spec` runs `map_func` on the first two elements (TF traces it
+        instead): a dimension is reported unknown (None) where the two outputs
+        differ or where its size equals that of an unknown input dimension, so a
+        size that only varies later is reported as the first one's.
         """
         _parallel_calls(num_parallel_calls)
 
@@ -80,11 +113,8 @@ class Transformations:
         def iterate():
             return (apply(element) for element in self._iterate())
 
-        def spec():
-            out, sizes = _first_output(self, apply)
-            return structure.spec_of(out, sizes)
-
-        return self._derive(iterate, self._cardinality_value, spec, "_MapDataset")
+        return self._derive(iterate, self._cardinality_value, lambda: _output_spec(self, apply),
+                            "_MapDataset")
 
     def filter(self, predicate, name=None):
         """Keep the elements for which `predicate` (unpacked as in `map`) returns
@@ -318,10 +348,14 @@ class Transformations:
             TypeError: if the two have different structures or dtypes (as TF).
         """
         first, second = self.element_spec, dataset.element_spec
-        structure.check_same_structure(first, second, "concatenate")
-        for a, b in zip(structure.flatten(first), structure.flatten(second)):
-            if getattr(a, "dtype", None) != getattr(b, "dtype", None):
-                raise TypeError(f"Incompatible dataset elements:\n  {first} vs.\n  {second}")
+        try:
+            structure.check_same_structure(first, second, "concatenate")
+            same = all(getattr(a, "dtype", None) == getattr(b, "dtype", None) for a, b in
+                       zip(structure.flatten(first), structure.flatten(second)))
+        except TypeError:
+            same = False
+        if not same:
+            raise TypeError(f"Incompatible dataset elements:\n  {first} vs.\n  {second}")
 
         def cardinality():
             n, m = self._known_cardinality(), dataset._known_cardinality()
@@ -411,11 +445,8 @@ class Transformations:
                 state, output = step(state, element)
                 yield output
 
-        def spec():
-            out, sizes = _first_output(self, lambda e: step(initial, e)[1])
-            return structure.spec_of(out, sizes)
-
-        return self._derive(iterate, self._cardinality_value, spec, "_ScanDataset")
+        return self._derive(iterate, self._cardinality_value, lambda: _output_spec(
+            self, lambda e: step(initial, e)[1], samples=1), "_ScanDataset")
 
 
 def _check_state(old, new, what):
@@ -423,8 +454,10 @@ def _check_state(old, new, what):
     old_types = [structure.spec_of(v).dtype for v in structure.flatten(old)]
     new_types = [structure.spec_of(v).dtype for v in structure.flatten(new)]
     if old_types != new_types:
+        expected, got = ((old_types[0], new_types[0]) if len(old_types) == 1 else
+                         (tuple(old_types), tuple(new_types)))
         raise TypeError(f"The element types for the new state must match the initial state. "
-                        f"Expected {tuple(old_types)}; got {tuple(new_types)}.")
+                        f"Expected {expected!r} but got {got!r}.")
 
 
 def _most_specific(first, second):

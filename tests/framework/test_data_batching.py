@@ -74,8 +74,10 @@ def test_padded_batch_errors():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Attempted to pad to a smaller size than the input element"):
         values(a.padded_batch(2, padded_shapes=[2]))
-    with pytest.raises(TypeError, match="padding_values"):
+    with pytest.raises(TypeError, match="values type tf.int32 does not match type tf.int64"):
         a.padded_batch(2, padding_values=tf.constant(0, tf.int32))   # an int64 dataset
+    with pytest.raises(TypeError, match="values type tf.int32 does not match"):
+        a.padded_batch(2, padding_values=-1)      # a Python int is int32, as in TF
     with pytest.raises(TypeError, match="padded_shapes"):
         D.zip((a, a)).padded_batch(2, padded_shapes=([4],))
     assert lists(a.padded_batch(2, drop_remainder=True, padded_shapes=[-1]).take(1)) == \
@@ -91,8 +93,12 @@ def test_unbatch():
     assert D.range(6).batch(2, drop_remainder=True).unbatch().cardinality().numpy() == 6
     assert D.range(6).batch(2).unbatch().cardinality().numpy() == -2
     with pytest.raises(ValueError, match="scalar components"):
-        values(D.range(3).unbatch())
-    bad = D.from_tensors((np.zeros(3), np.zeros(2)))
+        D.range(3).unbatch()
+    with pytest.raises(ValueError, match="matching leading dimension. Encountered both 3 "
+                                         "and 2"):
+        D.from_tensors((np.zeros(3), np.zeros(2))).unbatch()          # known shapes: at once
+    bad = D.from_generator(lambda: iter([(np.zeros(3), np.zeros(2))]), (tf.float64, tf.float64),
+                           ([None], [None]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Component 0 had size 3 but "
                                                              "component 1 had size 2"):
         values(bad.unbatch())
@@ -182,7 +188,8 @@ def test_bucket_by_sequence_length_pads_to_the_boundary():
     elements = [[1], [2, 2, 2], [3, 3], [4, 4, 4, 4]]
     ds = D.from_generator(lambda: elements, tf.int64, output_shapes=[None])
     buckets = ds.bucket_by_sequence_length(lambda e: tf.shape(e)[0], [3, 5], [2, 2, 2],
-                                           pad_to_bucket_boundary=True, padding_values=-1)
+                                           pad_to_bucket_boundary=True,
+                                           padding_values=np.int64(-1))
     # lengths 1 and 2 share bucket 0 (< 3), padded to 3 - 1; 3 and 4 bucket 1, to 5 - 1
     assert lists(buckets) == [[[1, -1], [3, 3]], [[2, 2, 2, -1], [4, 4, 4, 4]]]
     too_long = D.from_generator(lambda: [[1] * 6], tf.int64, output_shapes=[None])
@@ -200,7 +207,7 @@ def test_bucket_by_sequence_length_pads_to_the_boundary():
 def test_unique_and_random():
     assert values(D.from_tensor_slices([1, 37, 2, 37, 2, 1]).unique()) == [1, 37, 2]
     assert values(D.from_tensor_slices(["b", "a", "b"]).unique()) == [b"b", b"a"]
-    with pytest.raises(TypeError, match="tf.int32, tf.int64 or tf.string"):
+    with pytest.raises(TypeError, match="does not support type tf.float32 -- only `tf.int32`"):
         D.from_tensor_slices([1.0, 2.0]).unique()
     first = values(D.random(seed=4).take(5))
     assert first == values(D.random(seed=4).take(5)) and len(set(first)) == 5

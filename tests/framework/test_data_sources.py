@@ -144,7 +144,7 @@ def test_from_generator_signature_errors():
         D.from_generator(lambda: iter([]), tf.int32, output_signature=tf.TensorSpec(()))
     with pytest.raises(TypeError, match="must be a Python callable"):
         D.from_generator([1, 2], tf.int32)
-    with pytest.raises(TypeError, match="instances of `tf.TypeSpec`"):
+    with pytest.raises(TypeError, match="subclass of `tf.TypeSpec` but found"):
         D.from_generator(lambda: iter([]), output_signature=(tf.int32,))
 
 

@@ -37,13 +37,20 @@ def test_map_runs_tapeflow_ops_and_python_values():
         [0, 2, 4]
 
 
-def test_map_element_spec_from_the_first_element():
+def test_map_element_spec_from_the_first_elements():
     ds = D.from_tensor_slices(np.zeros((6, 3), np.float32)).batch(4)
     assert ds.element_spec == tf.TensorSpec((None, 3), tf.float32)
     mapped = ds.map(lambda x: (tf.reduce_sum(x, axis=1), tf.zeros([2], tf.int64)))
     # the batch dimension stays unknown (4 was the size of an unknown dimension)
     assert mapped.element_spec == (tf.TensorSpec((None,), tf.float32),
                                    tf.TensorSpec((2,), tf.int64))
+    filled = D.range(1, 5).map(lambda x: tf.fill([x], x))     # sizes vary with the value
+    assert filled.element_spec == tf.TensorSpec((None,), tf.int64)
+    images = D.from_tensor_slices(np.zeros((5, 28, 28), np.uint8)).batch(2)
+    scaled = images.map(lambda x: tf.cast(x, tf.float32) / 255.0)
+    assert scaled.element_spec == tf.TensorSpec((None, 28, 28), tf.float32)
+    assert D.range(2).map(lambda x: (x, [x, x])).element_spec == (
+        tf.TensorSpec((), tf.int64), tf.TensorSpec((2,), tf.int64))
 
 
 def test_filter():
