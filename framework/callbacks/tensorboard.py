@@ -58,6 +58,8 @@ class TensorBoard(Callback):
         ValueError: a bad `update_freq` or `profile_batch`, or `profile_batch` not 0.
     """
 
+    chief_only = True  # distributed training: only rank 0 writes (training/loops.py)
+
     def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
                  write_steps_per_second=False, update_freq="epoch", profile_batch=0,
                  embeddings_freq=0, embeddings_metadata=None):

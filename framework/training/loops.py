@@ -148,7 +148,7 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             logs = replicas.reduced_logs(_train_epoch(model, replicas, data.epoch(epoch), cb))
         if validation is not None and (epoch + 1) % validation_freq == 0 and \
                 not model.stop_training:
-            val_logs = _test_epoch(model, validation, None, replicas)
+            val_logs = _test_epoch(model, validation, cb, replicas)  # on_test_* too, as Keras
             logs.update({f"val_{k}": v for k, v in val_logs.items()})
         cb.on_epoch_end(epoch, logs)
         if model.stop_training:

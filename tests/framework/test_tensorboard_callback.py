@@ -53,7 +53,13 @@ def test_fit_writes_epoch_scalars_equal_to_history(tmp_path):
     assert [v for _, v in _series(train, "epoch_learning_rate")] == [np.float32(0.05)] * 3
     assert {p for _, t, p, _ in train if t.startswith("epoch_")} == {"scalars"}
     assert not any(t.startswith("batch_") for _, t, _, _ in train)  # update_freq='epoch'
-    assert {t for _, t, _, _ in validation} == {"epoch_loss", "epoch_mae"}
+    # Keras's on_test_end, which fit's validation runs, adds the "vs iterations" series
+    assert {t for _, t, _, _ in validation} == {"epoch_loss", "epoch_mae",
+                                               "evaluation_loss_vs_iterations",
+                                               "evaluation_mae_vs_iterations"}
+    steps, values = zip(*_series(validation, "evaluation_loss_vs_iterations"))
+    assert steps == (3, 6, 9)  # the optimizer's iterations at each validation (3 batches/epoch)
+    np.testing.assert_allclose(values, history.history["val_loss"], rtol=1e-6)
 
 
 def test_write_graph_writes_the_sequential_config(tmp_path):
