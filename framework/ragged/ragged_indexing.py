@@ -77,10 +77,17 @@ def _within_rows(rt, k, rest):
     starts, lengths = splits[:-1], np.diff(splits)
     if isinstance(k, builtins.slice):
         k = _slice(k)
-        picked = [range(a, a + n)[k] for a, n in zip(starts.tolist(), lengths.tolist())]
-        new_lengths = np.array([len(r) for r in picked], np.int64)
-        idx = np.concatenate([np.arange(r.start, r.stop, r.step) for r in picked]) if \
-            picked else np.zeros(0, np.int64)
+        if k.step in (None, 1):  # the common case, vectorized: one bound pair per row
+            first, stop = (_bound(b, lengths, d) for b, d in ((k.start, 0), (k.stop, lengths)))
+            new_lengths = np.maximum(stop - first, 0)
+            begin = np.repeat(starts + first - np.cumsum(new_lengths) + new_lengths,
+                              new_lengths)
+            idx = begin + np.arange(int(new_lengths.sum()))
+        else:
+            picked = [range(a, a + n)[k] for a, n in zip(starts.tolist(), lengths.tolist())]
+            new_lengths = np.array([len(r) for r in picked], np.int64)
+            idx = np.concatenate([np.arange(r.start, r.stop, r.step) for r in picked]) if \
+                picked else np.zeros(0, np.int64)
         inner = gather_rows(rt.values, idx.astype(np.int64))
         return RaggedTensor.from_row_lengths(_rest(inner, rest), new_lengths)
     position = _int(k)
@@ -92,6 +99,14 @@ def _within_rows(rt, k, rest):
                                    f"{rt.shape}.")
     idx = starts + (position if position >= 0 else lengths + position)
     return _rest(gather_rows(rt.values, idx), rest)
+
+
+def _bound(bound, lengths, default):
+    """A slice bound in each row, Python's rules: negative from the end, clipped."""
+    if bound is None:
+        return np.broadcast_to(default, lengths.shape).astype(np.int64)
+    at = lengths + bound if bound < 0 else np.full(lengths.shape, bound, np.int64)
+    return np.clip(at, 0, lengths)
 
 
 def _same_partition(a, b):

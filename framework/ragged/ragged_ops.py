@@ -8,14 +8,15 @@ import builtins
 import numpy as np
 
 from ..api import array_ops as _array_ops
+from ..api import indexing_ops as _indexing_ops
 from ..api import dispatch as _dispatch
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor, convert_to_tensor
 from .ragged_tensor import RaggedTensor, gather_rows
 
-__all__ = ["constant", "map_flat_values", "range", "stack", "row_splits_to_segment_ids",
-           "segment_ids_to_row_splits"]
+__all__ = ["constant", "map_flat_values", "range", "stack", "boolean_mask",
+           "row_splits_to_segment_ids", "segment_ids_to_row_splits"]
 
 
 def _depths(value, depth, found):
@@ -144,6 +145,41 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 --
     position = np.arange(rows.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     values = (s[rows] + d[rows] * position).astype(out)
     return RaggedTensor.from_row_lengths(Tensor(values), lengths)
+
+
+def boolean_mask(data, mask, name=None):
+    """The entries of `data` where `mask` is True, keeping the rank, as
+    tf.ragged.boolean_mask: a 1-D mask picks rows; a 2-D mask (dense, or ragged
+    with data's row partition) keeps entries within each row, giving ragged rows.
+    Differentiable w.r.t. the kept values.
+
+    Raises:
+        ValueError: for a mask of another rank or shape.
+    """
+    if isinstance(mask, RaggedTensor):
+        if not isinstance(data, RaggedTensor) or mask.ragged_rank != 1 or not np.array_equal(
+                mask._splits, data._splits):
+            raise ValueError(f"boolean_mask: a ragged mask of shape {mask.shape} must have "
+                             f"the row partition of data (shape {getattr(data, 'shape', '?')}).")
+        keep = np.asarray(mask.values._value, bool)
+        rows = data.value_rowids()._value[keep]
+        return RaggedTensor.from_row_lengths(gather_rows(data.values, np.flatnonzero(keep)),
+                                             np.bincount(rows, minlength=data.nrows_int()))
+    m = np.asarray(as_tensor(mask)._value)
+    if m.dtype.kind != "b" or m.ndim not in (1, 2):
+        raise ValueError(f"boolean_mask: mask must be a bool tensor of rank 1 or 2 (or a "
+                         f"ragged one), got {m.dtype} of shape {list(m.shape)}.")
+    if m.ndim == 1:
+        if isinstance(data, RaggedTensor):
+            if m.size != data.nrows_int():
+                raise ValueError(f"boolean_mask: {m.size} mask entries for "
+                                 f"{data.nrows_int()} rows.")
+            return gather_rows(data, np.flatnonzero(m))
+        return _indexing_ops.boolean_mask(data, m)
+    if isinstance(data, RaggedTensor):
+        raise ValueError("boolean_mask: mask a RaggedTensor with a ragged mask of its "
+                         "row partition (a 2-D dense mask fits dense data only).")
+    return RaggedTensor.from_row_lengths(_indexing_ops.boolean_mask(data, m), m.sum(axis=1))
 
 
 def row_splits_to_segment_ids(splits, name=None, out_type=None):

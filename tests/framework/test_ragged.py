@@ -48,6 +48,10 @@ GRADCHECK_CASES = [
          + tf.reduce_sum(ragged_math.reduce_mean(_rt(v, (1, 2)), 0)
                          * ragged_math.reduce_max(_rt(v, (1, 2)), 1))
          + ragged_math.reduce_min(_rt(v, (3,)), None), _r(3)),
+    Case("ragged_boolean_mask", lambda x, v: tf.ragged.boolean_mask(
+        x, [[True, False], [False, False], [True, True]]).to_tensor() ** 2
+        + tf.ragged.boolean_mask(_rt(v), tf.ragged.constant([[True, False], [], [True]]))
+        .flat_values[-1], _r(3, 2), _r(3)),
     Case("ragged_to_sparse", lambda v: tf.sparse.to_dense(_rt(v, (1, 2)).to_sparse()) ** 2,
          _r(3)),
 ]
@@ -310,3 +314,28 @@ def test_dynamic_ragged_shape():
         DynamicRaggedShape([RowPartition.from_row_lengths([1, 2])], [4])
     # A dense tensor keeps its TF shape: an int32 vector.
     np.testing.assert_array_equal(tf.shape(x).numpy(), [3, 2])
+
+
+def test_row_slices_match_python_slicing():
+    rows = [list(range(n)) for n in np.random.default_rng(0).integers(0, 6, 40)]
+    rt = tf.ragged.constant(rows)
+    bounds = [None, -7, -3, -1, 0, 1, 2, 5, 9]
+    for start in bounds:
+        for stop in bounds:
+            for step in (None, 2, -1):
+                assert rt[:, start:stop:step].to_list() == [r[start:stop:step] for r in rows]
+
+
+def test_boolean_mask():
+    # tf.ragged.boolean_mask's API page.
+    data = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    mask = [[True, False, True], [False, False, False], [True, False, False]]
+    assert tf.ragged.boolean_mask(data, mask).to_list() == [[1, 3], [], [7]]
+    rows = tf.ragged.boolean_mask(data, [True, False, True])
+    assert isinstance(rows, tf.Tensor) and rows.numpy().tolist() == [[1, 2, 3], [7, 8, 9]]
+    rt = tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+    ragged_mask = tf.ragged.constant([[False, False, True], [True], [True, False]])
+    assert tf.ragged.boolean_mask(rt, ragged_mask).to_list() == [[3], [4], [5]]
+    assert tf.ragged.boolean_mask(rt, [True, False, True]).to_list() == [[1, 2, 3], [5, 6]]
+    with pytest.raises(ValueError, match="row partition"):
+        tf.ragged.boolean_mask(rt, tf.ragged.constant([[True], [True], [True, False]]))
