@@ -13,7 +13,7 @@ from ..core.tensor import Tensor
 from .gfile import FailedPreconditionError, _local
 
 __all__ = ["read_file", "write_file", "atomic_write", "string_tensor", "byte_strings",
-           "one_byte_string", "tf_type_name"]
+           "one_byte_string", "tf_type_name", "temporary_beside"]
 
 # TF's C++ names of dtypes, which its attr errors use ("... of float is not in the list").
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
@@ -58,18 +58,23 @@ def one_byte_string(value, what, op="", label=None):
     return array[()]
 
 
-def atomic_write(filepath, data):
-    """Write `data` (bytes) to `filepath` through a temporary file beside it, fsync,
-    then rename: a reader sees the old file or the new one, never half of one.
+def temporary_beside(filepath):
+    """(file descriptor, path) of a new temporary file in `filepath`'s directory.
 
-    The temporary's name follows callbacks/file_writers.atomic_write's protocol
-    (".tmp-<host>-<pid>-...") so that its clean-up of killed writers covers it;
+    Named as callbacks/file_writers.atomic_write names its temporaries
+    (".tmp-<host>-<pid>-..."), so that its clean-up of killed writers covers these;
     tf.io sits below callbacks in the layering and cannot import that function.
     """
     directory = os.path.dirname(os.path.abspath(filepath)) or "."
     host = f"{zlib.crc32(socket.gethostname().encode()):08x}"
-    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{host}-{os.getpid()}-",
-                               suffix="-" + os.path.basename(filepath), dir=directory)
+    return tempfile.mkstemp(prefix=f".tmp-{host}-{os.getpid()}-",
+                            suffix="-" + os.path.basename(filepath), dir=directory)
+
+
+def atomic_write(filepath, data):
+    """Write `data` (bytes) to `filepath` through a temporary file beside it, fsync,
+    then rename: a reader sees the old file or the new one, never half of one."""
+    fd, tmp = temporary_beside(filepath)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
