@@ -289,9 +289,6 @@ def test_ragged_tensors():
     assert str(ragged_tensor.shape) == "(4, None)"
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.strings.split/to_number/bytes_split/unicode_split/unicode_decode "
-    "(ragged results), tf.io.decode_raw: issue 15"))
 def test_string_tensors():
     # Tensors can be strings, too here is a scalar string.
     scalar_string_tensor = tf.constant("Gray wolf")
