@@ -133,8 +133,8 @@ def save(obj, export_dir, signatures=None, options=None):
             method of `obj`, or a dict of signature key -> method.
 
     Raises:
-        ValueError: for an object with no Variables to track, a class defined
-            inside a function, or a signature that is not a method of `obj`.
+        ValueError: for an object a checkpoint cannot track, or a signature
+            that is not a method (or function attribute) of `obj`.
     """
     if not is_trackable(obj):
         raise ValueError(f"Expected a tf.Module, Keras layer or model to save, got {obj!r} of "
@@ -190,6 +190,9 @@ def load(export_dir, tags=None, options=None):
     except FileNotFoundError:
         raise NotFoundError(f"Could not find SavedModel in {export_dir} (no {_METADATA}: not a "
                             "tapeflow SavedModel, or the save did not finish).") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"Cannot read {path}: it is corrupted or not a tapeflow SavedModel "
+                         f"({error}).") from None
     if metadata.get("format") != FORMAT:
         raise ValueError(f"{path} is not a tapeflow SavedModel; TF's SavedModels cannot be "
                          "read by tapeflow.")
