@@ -14,6 +14,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
 from ..ops import shape as _s
+from . import dispatch as _dispatch
 from .array_ops import _axis, _shape_tuple
 
 __all__ = ["getitem", "slice", "strided_slice", "gather", "gather_nd", "boolean_mask", "one_hot",
@@ -168,6 +169,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         InvalidArgumentError: for an index outside [0, params.shape[axis]), float
             indices, or inconsistent axis/batch_dims.
     """
+    if _dispatch.for_value("gather", params):
+        return _dispatch.for_value("gather", params)(params, indices, axis, batch_dims)
     x = as_tensor(params)
     idx = _check_int_indices(indices, "GatherV2")
     batch_dims = int(batch_dims)
@@ -251,6 +254,9 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
         InvalidArgumentError: if the mask is not boolean, is a scalar, or its shape
             differs from the masked axes.
     """
+    if _dispatch.for_value("boolean_mask", tensor) or _dispatch.for_value("boolean_mask", mask):
+        return (_dispatch.for_value("boolean_mask", tensor) or _dispatch.for_value(
+            "boolean_mask", mask))(tensor, mask, axis)
     x = as_tensor(tensor)
     m = as_tensor(mask)._value
     xs = x._value.shape

@@ -312,5 +312,26 @@ def tile(input, multiples):  # noqa: A002 -- TF's name
     return RaggedTensor.from_row_lengths(values, new_lengths)
 
 
+def _gather(params, indices, axis=None, batch_dims=0):
+    """tf.gather of a RaggedTensor: its rows at `indices` (axis 0 only)."""
+    if axis not in (None, 0) or batch_dims:
+        raise NotImplementedError("tapeflow gathers the rows of a RaggedTensor only (axis=0, "
+                                  "batch_dims=0).")
+    ids = np.asarray(as_tensor(indices)._value)
+    n = params.nrows_int()
+    if ids.dtype.kind not in "iu" or ids.ndim > 1 or ((ids < 0) | (ids >= n)).any():
+        raise InvalidArgumentError(f"gather: indices {ids.tolist()} must be ints in [0, {n}) "
+                                   f"for a RaggedTensor of shape {params.shape}.")
+    return gather_rows(params, ids.reshape(-1)) if ids.ndim else params[int(ids)]
+
+
+def _boolean_mask(tensor, mask, axis=None):
+    if axis not in (None, 0):
+        raise NotImplementedError("tf.boolean_mask of a RaggedTensor takes axis=0 only.")
+    return boolean_mask(tensor, mask)
+
+
+_dispatch.register("gather", RaggedTensor, _gather)
+_dispatch.register("boolean_mask", RaggedTensor, _boolean_mask)
 for _name, _fn in (("concat", concat), ("stack", stack), ("reverse", reverse), ("tile", tile)):
     _dispatch.register(_name, RaggedTensor, _fn)

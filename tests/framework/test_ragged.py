@@ -52,6 +52,7 @@ GRADCHECK_CASES = [
         x, [[True, False], [False, False], [True, True]]).to_tensor() ** 2
         + tf.ragged.boolean_mask(_rt(v), tf.ragged.constant([[True, False], [], [True]]))
         .flat_values[-1], _r(3, 2), _r(3)),
+    Case("ragged_gather", lambda v: tf.gather(_rt(v), [2, 0, 0]).to_tensor() ** 2, _r(3)),
     Case("ragged_to_sparse", lambda v: tf.sparse.to_dense(_rt(v, (1, 2)).to_sparse()) ** 2,
          _r(3)),
 ]
@@ -339,3 +340,16 @@ def test_boolean_mask():
     assert tf.ragged.boolean_mask(rt, [True, False, True]).to_list() == [[1, 2, 3], [5, 6]]
     with pytest.raises(ValueError, match="row partition"):
         tf.ragged.boolean_mask(rt, tf.ragged.constant([[True], [True], [True, False]]))
+
+
+def test_gather_and_boolean_mask_dispatch():
+    rt = tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+    assert tf.gather(rt, [2, 0, 2]).to_list() == [[5, 6], [1, 2, 3], [5, 6]]
+    np.testing.assert_array_equal(tf.gather(rt, 1).numpy(), [4])
+    assert tf.boolean_mask(rt, [True, False, True]).to_list() == [[1, 2, 3], [5, 6]]
+    mask = tf.ragged.constant([[False, False, True], [True], [True, False]])
+    assert tf.boolean_mask(rt, mask).to_list() == [[3], [4], [5]]
+    with pytest.raises(InvalidArgumentError, match=r"must be ints in \[0, 3\)"):
+        tf.gather(rt, [3])
+    with pytest.raises(NotImplementedError, match="axis=0"):
+        tf.gather(rt, [0], axis=1)
