@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from ..api.array_ops import cast
+from ..api.array_ops import cast, expand_dims, squeeze
 from ..core.tensor import Tensor, convert_to_tensor
 from .keras_tensor import KerasTensor
 
-__all__ = ["Input", "reset_input_names", "cast_to_input"]
+__all__ = ["Input", "reset_input_names", "conform_to_input"]
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,
@@ -45,10 +45,12 @@ def reset_input_names():
     _input_count[0] = 0
 
 
-def cast_to_input(symbolic, value):
-    """`value` in the dtype of the Input `symbolic`, as Keras casts a model's inputs
-    (uint8 images into a float32 model, float64 arrays into float32). A value
-    already in that dtype is returned as it is.
+def conform_to_input(symbolic, value):
+    """`value` made to fit the Input `symbolic` as Keras's functional models make
+    it: in the Input's dtype (uint8 images into a float32 model, float64 arrays
+    into float32), and with a trailing axis of size 1 added or removed when that
+    is the only difference in rank ((batch,) data into an Input of shape (1,)).
+    A value that already fits is returned as it is.
 
     Raises:
         TypeError: for text given to a numeric Input or numbers to a string Input.
@@ -57,13 +59,18 @@ def cast_to_input(symbolic, value):
         return value
     target = symbolic.dtype
     dtype = value.dtype if isinstance(value, (Tensor, np.ndarray)) else None
-    if dtype is not None and np.dtype(getattr(dtype, "as_numpy_dtype", dtype)) == np.dtype(
+    if dtype is None or np.dtype(getattr(dtype, "as_numpy_dtype", dtype)) != np.dtype(
             target.as_numpy_dtype):
-        return value
-    if not isinstance(value, Tensor):
-        value = convert_to_tensor(np.asarray(value) if dtype is None else value)
-    if (value.dtype.name == "string") != (target.name == "string"):
-        raise TypeError(f"Input {symbolic.name!r} expects {target.name} values; the value "
-                        f"given is {value.dtype.name} (shape {tuple(value.shape)}), which "
-                        "cannot be cast to it.")
-    return cast(value, target)
+        if not isinstance(value, Tensor):
+            value = convert_to_tensor(np.asarray(value) if dtype is None else value)
+        if (value.dtype.name == "string") != (target.name == "string"):
+            raise TypeError(f"Input {symbolic.name!r} expects {target.name} values; the value "
+                            f"given is {value.dtype.name} (shape {tuple(value.shape)}), which "
+                            "cannot be cast to it.")
+        value = cast(value, target)
+    rank, expected = len(value.shape), len(symbolic.shape)
+    if rank == expected + 1 and value.shape[-1] == 1:
+        return squeeze(value, axis=-1)
+    if rank == expected - 1 and symbolic.shape[-1] == 1:
+        return expand_dims(value, axis=-1)
+    return value

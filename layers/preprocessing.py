@@ -160,14 +160,25 @@ class Normalization(Layer):
                                               self.adapt_variance.dtype.as_numpy_dtype))
         self.count.assign(np.int64(total_count))
 
+    def _statistics(self):
+        if self.input_mean is None:
+            return (reshape(self.adapt_mean, self._broadcast_shape),
+                    reshape(self.adapt_variance, self._broadcast_shape))
+        return tuple(Tensor(v) for v in self._given)
+
+    @property
+    def mean(self):
+        """The mean in the input's broadcast shape (e.g. (1, features)); None unbuilt."""
+        return cast(self._statistics()[0], self.dtype) if self.built else None
+
+    @property
+    def variance(self):
+        """The variance in the input's broadcast shape; None before the layer is built."""
+        return cast(self._statistics()[1], self.dtype) if self.built else None
+
     def call(self, inputs):
         inputs = cast(as_tensor(inputs), self.dtype)
-        if self.input_mean is None:
-            mean = reshape(self.adapt_mean, self._broadcast_shape)
-            variance = reshape(self.adapt_variance, self._broadcast_shape)
-        else:
-            mean, variance = (Tensor(v.astype(inputs.dtype.as_numpy_dtype)) for v in self._given)
-        mean, variance = cast(mean, self.dtype), cast(variance, self.dtype)
+        mean, variance = self.mean, self.variance
         std = maximum(sqrt(variance), Tensor(np.asarray(_EPSILON, inputs.dtype.as_numpy_dtype)))
         if self.invert:
             return add(mean, multiply(inputs, std))

@@ -3,7 +3,7 @@ nodes that layer calls on symbolic tensors recorded (layers/keras_tensor.py)
 between some inputs and outputs, and runs them on real tensors."""
 
 from ..core import nest
-from ..layers.input_layer import cast_to_input
+from ..layers.input_layer import conform_to_input
 from ..layers.keras_tensor import KerasTensor
 
 __all__ = ["FunctionalGraph"]
@@ -84,8 +84,9 @@ class FunctionalGraph:
         if len(flat) != len(self.flat_inputs):
             raise ValueError(f"The model expects {len(self.flat_inputs)} input(s), got "
                              f"{len(flat)}.")
-        # Keras casts each input to its Input's dtype (uint8 images into a float32 model).
-        values = {id(t): cast_to_input(t, v) for t, v in zip(self.flat_inputs, flat)}
+        # As Keras: each input in its Input's dtype and rank (uint8 images into a
+        # float32 model, (batch,) data into an Input of shape (1,)).
+        values = {id(t): conform_to_input(t, v) for t, v in zip(self.flat_inputs, flat)}
 
         def lookup(structure):
             return nest.map_structure(

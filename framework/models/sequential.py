@@ -2,7 +2,7 @@
 It builds from an `Input` (or a first layer's `input_shape`) at once, else
 lazily on the first call; its call simply runs the layers in order."""
 
-from ..layers.input_layer import Input
+from ..layers.input_layer import Input, conform_to_input
 from ..layers.keras_tensor import KerasTensor
 from ..layers.serialization import deserialize
 from .functional import FunctionalGraph
@@ -89,7 +89,8 @@ class Sequential(Model):
         object.__setattr__(self, "built", True)
 
     def call(self, inputs, training=None, mask=None):
-        out = inputs
+        # With a known Input, inputs take its dtype and rank, as Keras's functional models.
+        out = inputs if self._input is None else conform_to_input(self._input, inputs)
         for layer in self._stack:
             out = layer(out, training=training)
         return out

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.layers.input_layer import cast_to_input
+from tapeflow.layers.input_layer import conform_to_input
 
 
 def test_uint8_images_into_a_float32_model():
@@ -36,12 +36,12 @@ def test_each_input_of_a_functional_model_takes_its_own_dtype():
 def test_values_already_in_the_dtype_pass_through_and_text_is_refused():
     symbolic = tf.keras.Input((2,), name="pixels")
     array = np.zeros((1, 2), np.float32)
-    assert cast_to_input(symbolic, array) is array
+    assert conform_to_input(symbolic, array) is array
     tensor = tf.zeros((1, 2))
-    assert cast_to_input(symbolic, tensor) is tensor
-    assert cast_to_input(symbolic, [[1, 2]]).dtype == tf.float32
+    assert conform_to_input(symbolic, tensor) is tensor
+    assert conform_to_input(symbolic, [[1, 2]]).dtype == tf.float32
     with pytest.raises(TypeError, match="'pixels' expects float32.*string"):
-        cast_to_input(symbolic, np.array([["a", "b"]]))
+        conform_to_input(symbolic, np.array([["a", "b"]]))
 
 
 def test_the_cast_is_differentiable():
@@ -51,3 +51,22 @@ def test_the_cast_is_differentiable():
         y = model(x)
     grad = tape.gradient(y, x)
     assert grad is not None and grad.dtype == tf.float64 and grad.shape == (1, 2)
+
+
+def test_a_trailing_axis_of_one_is_added_or_removed_as_keras_does():
+    symbolic = tf.keras.Input((1,))
+    assert conform_to_input(symbolic, np.arange(3.0)).shape == (3, 1)
+    assert conform_to_input(tf.keras.Input(()), np.zeros((3, 1))).shape == (3,)
+    assert conform_to_input(tf.keras.Input((2,)), np.zeros(3)).shape == (3,)  # left to the layers
+    model = tf.keras.Sequential([tf.keras.Input((1,)),
+                                 tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    np.testing.assert_allclose(model.predict(np.array([1.0, 2.0]), verbose=0), [[1.0], [2.0]])
+    functional = tf.keras.Model(model.inputs, model.outputs)
+    np.testing.assert_allclose(functional(np.array([3.0])).numpy(), [[3.0]])
+
+
+def test_sequential_with_an_input_casts_like_a_functional_model():
+    model = tf.keras.Sequential([tf.keras.Input((2,), dtype="int32"),
+                                 tf.keras.layers.Lambda(lambda x: x * 2)])
+    out = model(np.array([[1.7, 2.2]]))
+    assert out.dtype == tf.int32 and out.numpy().tolist() == [[2, 4]]

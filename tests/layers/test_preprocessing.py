@@ -437,3 +437,14 @@ def test_hashing_keras_docstring_examples():
         layers.Hashing(0)
     again = layers.deserialize(layers.serialize(layers.Hashing(5, mask_value="x")))
     assert (again.num_bins, again.mask_value) == (5, "x")
+
+
+def test_normalization_exposes_mean_and_variance_in_the_broadcast_shape():
+    layer = layers.Normalization(axis=-1)
+    assert layer.mean is None
+    layer.adapt(ADAPT)
+    assert layer.mean.shape == (1, 3) and layer.variance.shape == (1, 3)
+    np.testing.assert_allclose(layer.mean.numpy(), [[1., 8., 5.]])
+    given = layers.Normalization(mean=[1.0, 2.0], variance=[4.0, 9.0])
+    given.build((None, 2))
+    np.testing.assert_allclose(given.variance.numpy(), [[4.0, 9.0]])
