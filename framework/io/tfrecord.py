@@ -1,4 +1,5 @@
-"""tfrecord.py: tf.io.TFRecordWriter and tf.io.TFRecordOptions. Records are
+"""tfrecord.py: tf.io.TFRecordWriter and tf.io.TFRecordOptions, and the reader
+(`read_records`) a TFRecordDataset needs. Records are
 framed as TF frames them (length, masked CRC32C of the length, data, masked
 CRC32C of the data: summary/records.py's `tfrecord`), optionally in one ZLIB
 or GZIP stream, so TF's tf.data.TFRecordDataset reads the files. The file is
@@ -7,11 +8,17 @@ written to a temporary beside the target and renamed on close (atomic)."""
 import os
 import zlib
 
-from ..summary.records import tfrecord
+from ..core.errors import OpError
+from ..summary.records import masked_crc32c, tfrecord
 from .files import temporary_beside
 from .gfile import FailedPreconditionError, _local
 
-__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType"]
+__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "read_records",
+           "DataLossError"]
+
+
+class DataLossError(OpError):
+    """TF's tf.errors.DataLossError: a TFRecord file whose bytes are damaged."""
 
 
 class TFRecordCompressionType:
@@ -121,3 +128,33 @@ class TFRecordWriter:
             self._file.close()
             if os.path.exists(self._tmp):
                 os.remove(self._tmp)
+
+
+def read_records(path, compression_type=None):
+    """The records of a TFRecord file, in order (what tf.data.TFRecordDataset
+    yields), both CRCs checked.
+
+    Raises:
+        DataLossError: a truncated record or a CRC that does not match.
+    """
+    with open(_local(path), "rb") as f:
+        data = f.read()
+    kind = TFRecordOptions.get_compression_type_string(compression_type)
+    if kind:
+        data = zlib.decompress(data, {"ZLIB": 15, "GZIP": 31}[kind])
+    i, n = 0, len(data)
+    while i < n:
+        header = data[i:i + 8]
+        if len(header) < 8 or data[i + 8:i + 12] != _crc_bytes(header):
+            raise DataLossError(f"corrupted record at {i} in {path}: bad length or its CRC")
+        length = int.from_bytes(header, "little")
+        record = data[i + 12:i + 12 + length]
+        end = i + 12 + length
+        if len(record) < length or data[end:end + 4] != _crc_bytes(record):
+            raise DataLossError(f"corrupted record at {i} in {path}: truncated data or bad CRC")
+        yield record
+        i = end + 4
+
+
+def _crc_bytes(data):
+    return masked_crc32c(data).to_bytes(4, "little")

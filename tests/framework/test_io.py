@@ -299,22 +299,6 @@ def test_example_parsing_errors_like_tf(call, error, message):
     assert message in str(info.value)
 
 
-def _read_records(data):
-    """The records of TFRecord bytes, checking both masked CRCs."""
-    from tapeflow.summary.records import masked_crc32c
-    records, i = [], 0
-    while i < len(data):
-        header = data[i:i + 8]
-        (length,) = np.frombuffer(header, "<u8")
-        assert int(np.frombuffer(data[i + 8:i + 12], "<u4")[0]) == masked_crc32c(header)
-        record = data[i + 12:i + 12 + int(length)]
-        end = i + 12 + int(length)
-        assert int(np.frombuffer(data[end:end + 4], "<u4")[0]) == masked_crc32c(record)
-        records.append(record)
-        i = end + 4
-    return records
-
-
 def test_tfrecord_writer_writes_tfs_bytes(tmp_path):
     path = tmp_path / "plain.tfrecord"
     with tio.TFRecordWriter(str(path)) as writer:
@@ -325,8 +309,11 @@ def test_tfrecord_writer_writes_tfs_bytes(tmp_path):
     # The first two records of the file TF 2.21's TFRecordWriter wrote for them.
     assert data[:37] == (b"\x05\x00\x00\x00\x00\x00\x00\x00\xea\xb2\x04>hello\xbb\x1f\x1c"
                          b"\x19\x00\x00\x00\x00\x00\x00\x00\x00)\x03\x98\x07\xd8\xea\x82\xa2")
-    assert _read_records(data) == [b"hello", b"", b"x" * 300]
+    assert list(tio.tfrecord.read_records(str(path))) == [b"hello", b"", b"x" * 300]
     assert os.listdir(tmp_path) == ["plain.tfrecord"]  # no temporary left
+    path.write_bytes(data[:-1])
+    with pytest.raises(tio.tfrecord.DataLossError, match="corrupted record at 37"):
+        list(tio.tfrecord.read_records(str(path)))
     with pytest.raises(tio.gfile.FailedPreconditionError, match="Writer is closed."):
         writer.write(b"more")
 
@@ -345,7 +332,10 @@ def test_tfrecord_writer_compresses(tmp_path, compression, decompress):
     assert not path.exists()  # visible only once closed: the file is written atomically
     writer.write(b"bc")
     writer.close()
-    assert _read_records(decompress(path.read_bytes())) == [b"a", b"bc"]
+    plain = tmp_path / "plain.tfrecord"
+    plain.write_bytes(decompress(path.read_bytes()))  # one stream of the plain framing
+    assert list(tio.tfrecord.read_records(str(plain))) == [b"a", b"bc"]
+    assert list(tio.tfrecord.read_records(str(path), compression)) == [b"a", b"bc"]
     with pytest.raises(ValueError, match='Not a valid compression_type: "BAD"'):
         tio.TFRecordWriter(str(path), "BAD")
 
