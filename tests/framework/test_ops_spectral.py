@@ -40,6 +40,9 @@ def _through_irfft(n):
 
 GRADCHECK_CASES = [
     Case("complex/real/imag broadcast", lambda x, y: _to_real(sp.complex(x, y)), _r(2, 3), _r(3)),
+    Case("complex outer broadcast", lambda x, y: _to_real(sp.complex(x, y)), _r(2, 1), _r(1, 3)),
+    Case("complex scalar", lambda x, y: _to_real(sp.complex(x, y)), _r(2, 3), _r()),
+    Case("complex size-0", lambda x, y: _to_real(sp.complex(x, y)), _r(0, 3), _r(3)),
     Case("conj", lambda x, y: _to_real(sp.conj(sp.complex(x, y))), _r(2, 3), _r(2, 3)),
     Case("fft", _through_fft(1), _r(2, 5), _r(2, 5)),
     Case("ifft", _through_fft(1, inverse=True), _r(3, 4), _r(3, 4)),
@@ -60,6 +63,8 @@ GRADCHECK_CASES = [
     Case("irfft input padded", _through_irfft((10,)), _r(2, 3), _r(2, 3)),
     Case("irfft2d", _through_irfft((3, 4)), _r(3, 3), _r(3, 3)),
     Case("irfft2d crop and pad", _through_irfft((4, 5)), _r(2, 3, 4), _r(2, 3, 4)),
+    Case("irfft size-0 batch", _through_irfft((6,)), _r(0, 4), _r(0, 4)),
+    Case("ifft2d size-0", _through_fft(2, inverse=True), _r(2, 0, 3), _r(2, 0, 3)),
 ]
 
 
