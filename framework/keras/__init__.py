@@ -6,7 +6,7 @@ constraints, activations, datasets, backend and utils. They import by dotted pat
 in Keras (`from tapeflow.keras.layers import Dense`,
 `import tapeflow.keras.optimizers.schedules`) through `_AliasFinder`, which
 hands back the real module, so no module is ever loaded twice under two names.
-The modules here are Keras's own namespaces: `preprocessing`,
+The modules here are Keras's own namespaces: `preprocessing`, `saving`,
 `mixed_precision`, and Keras 3's backend-neutral `ops` and `random`.
 Everything loads on first access, so `import tapeflow` pays for none of it.
 """
@@ -32,7 +32,7 @@ _ALIASES = {
     "utils": "tapeflow.utils",
 }
 # Modules of this package (Keras namespaces with no counterpart elsewhere).
-_OWN = ("preprocessing", "mixed_precision", "ops", "random")
+_OWN = ("preprocessing", "mixed_precision", "ops", "random", "saving")
 _MODEL_NAMES = ("Model", "Sequential", "Input")
 
 

@@ -193,3 +193,10 @@ def test_the_tf_2_3_path_of_the_preprocessing_layers():
     assert preprocessing.Rescaling is tf.keras.layers.Rescaling
     assert tf.keras.layers.experimental.preprocessing.RandomFlip is tf.keras.layers.RandomFlip
     assert preprocessing.Normalization is tf.keras.layers.Normalization
+
+
+def test_keras_saving_namespace():
+    from tapeflow.keras.saving import register_keras_serializable
+    assert register_keras_serializable is tf.keras.utils.register_keras_serializable
+    assert tf.keras.saving.load_model is tf.keras.models.load_model
+    assert tf.keras.saving.get_registered_object is tf.keras.utils.get_registered_object
