@@ -33,7 +33,7 @@ def _depths(value, depth, found):
 def _flatten(value, levels, lengths):
     """The items `levels` lists deep, recording each level's row lengths."""
     items = list(value)
-    for level in builtins.range(levels):
+    for _ in builtins.range(levels):
         lengths.append([len(v) for v in items])
         items = [x for v in items for x in v]
     return items
