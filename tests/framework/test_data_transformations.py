@@ -263,3 +263,24 @@ def test_experimental_function_forms():
     woven = D.range(1, 3).apply(experimental.parallel_interleave(
         lambda x: D.from_tensors(x).repeat(2), cycle_length=2))
     assert values(woven) == [1, 2, 1, 2]
+
+
+def test_rejection_resample_reaches_the_target_distribution():
+    # 10% ones; TF 2.21 gave 463 elements, 49% ones (given initial) and 514, 45% ones
+    # (estimated initial) here: the mixing keeps ~half the original stream.
+    labels = (np.arange(2000) % 10 == 0).astype(np.int64)
+    ds = D.from_tensor_slices((np.arange(2000), labels))
+    for initial, low, high in (([0.9, 0.1], 0.44, 0.55), (None, 0.40, 0.52)):
+        out = values(ds.rejection_resample(lambda x, y: y, [0.5, 0.5], initial_dist=initial,
+                                           seed=1))
+        classes = np.array([c for c, _ in out])
+        assert low <= classes.mean() <= high and 380 <= len(out) <= 600
+        assert all(c == pair[1] for c, pair in out[:50])      # (class, element) pairs
+    spec = ds.rejection_resample(lambda x, y: y, [0.5, 0.5], [0.9, 0.1]).element_spec
+    assert spec == (tf.TensorSpec((), tf.int64), (tf.TensorSpec((), tf.int64),
+                                                  tf.TensorSpec((), tf.int64)))
+    unchanged = D.range(5).rejection_resample(lambda x: x % 2, [0.6, 0.4], [0.6, 0.4])
+    assert values(unchanged) == [(0, 0), (1, 1), (0, 2), (1, 3), (0, 4)]   # as TF
+    only_ones = values(D.range(20).rejection_resample(lambda x: x % 2, [0.0, 1.0], [0.5, 0.5],
+                                                      seed=0))
+    assert [c for c, _ in only_ones] == [1] * len(only_ones) and len(only_ones) == 10
