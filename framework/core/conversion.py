@@ -67,9 +67,23 @@ def python_value_to_array(value, dtype, hint=False):
         return array.astype(_int32)
     if array.dtype == _int64 and not array.size:
         return array.astype(_int32)
-    if array.dtype.kind in "OUS":
+    if array.dtype.kind in "US" or (array.dtype.kind == "O" and holds_text(array)):
         return to_bytes_array(value)
+    if array.dtype.kind == "O":
+        raise _unsupported(value, array)
     return array
+
+
+def _unsupported(value, array):
+    """TF's ValueError for a value (or a list element) that is neither a number nor text."""
+    items = array.reshape(-1)
+    bad = next((v for v in items if not isinstance(v, (int, float, complex, np.number,
+                                                       np.bool_))), value)
+    if any(isinstance(v, (int, float, complex, np.number, np.bool_)) for v in items):
+        return ValueError(f"Can't convert Python sequence with mixed types to Tensor: {bad!r} "
+                          f"({type(bad).__name__}) sits among numbers.")
+    return ValueError(f"Attempt to convert a value ({bad!r}) with an unsupported type "
+                      f"({type(bad)}) to a Tensor.")
 
 
 def _text_array(value, array, dtype, hint):

@@ -55,8 +55,9 @@ def to_bytes_array(value):
     if isinstance(value, np.ndarray) and value.dtype.kind == "U":
         return np.char.encode(value, "utf-8").astype(OBJECT)
     if isinstance(value, np.ndarray) and value.dtype.kind == "O":
-        bad = next((v for v in value.reshape(-1) if not isinstance(v, (str, bytes))), None)
-        if bad is not None:
+        bad = [v for v in value.reshape(-1) if not isinstance(v, (str, bytes))][:1]
+        if bad:
+            bad = bad[0]
             raise ValueError("Failed to convert a NumPy array to a Tensor (Unsupported object "
                              f"type {type(bad).__name__}: {bad!r}).")
     array = np.array(value, dtype=OBJECT)

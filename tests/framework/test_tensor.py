@@ -276,3 +276,15 @@ def test_tensors_are_unhashable_and_ref_is_the_key():
     assert t.ref() != tf.constant(1).ref()  # identity, not value
     assert t.ref().deref() is t and v.ref().deref() is v
     assert repr(t.ref()).startswith("<Reference wrapping <tf.Tensor: shape=()")
+
+
+@pytest.mark.parametrize("value, match", [
+    (None, r"Attempt to convert a value \(None\) with an unsupported type \(<class 'NoneType'>\)"),
+    ({"a": 1}, r"unsupported type \(<class 'dict'>\)"),
+    ([None], r"Attempt to convert a value \(None\)"),
+    ([1, None], "mixed types to Tensor: None"),
+    (np.array([None], dtype=object), "Failed to convert a NumPy array to a Tensor"),
+])
+def test_values_neither_numbers_nor_text_raise_tfs_value_error(value, match):
+    with pytest.raises(ValueError, match=match):
+        tf.constant(value)
