@@ -3,10 +3,12 @@ values, or as the NumPy batches `fit` consumes), its cardinality, element_spec,
 options and repr. The transformations and sources are mixins beside it
 (transformations.py, batching.py, sources.py); dataset.py joins them."""
 
+import itertools
+
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, Variable
 from . import structure
 from .missing import missing_method
 from .options import Options
@@ -16,11 +18,21 @@ __all__ = ["DatasetCore", "Iterator"]
 
 class Iterator:
     """What `iter(dataset)` returns, as TF's OwnedIterator: `next(it)`,
-    `it.get_next()` and `it.element_spec`."""
+    `it.get_next()` and `it.element_spec`.
+
+    A `tf.train.Checkpoint` holding it saves its position (the number of
+    elements read); after `restore`, the next element comes from a fresh pass
+    over the dataset, with that many elements skipped. TF saves the pipeline's
+    state instead: the two agree for deterministic pipelines, not where each
+    pass draws a new random order (shuffle's reshuffle_each_iteration).
+    """
 
     def __init__(self, dataset):
         self._elements = dataset._iterate()
         self._dataset = dataset
+        self._consumed = 0
+        self._position = None   # a Variable, once a checkpoint holds the iterator
+        self._synced = 0        # the position last written to or read from it
 
     @property
     def element_spec(self):
@@ -30,12 +42,36 @@ class Iterator:
         return self
 
     def __next__(self):
-        return structure.to_tensors(next(self._elements))
+        if self._position is not None:
+            saved = int(self._position._value)
+            if saved != self._synced:  # a checkpoint was restored into the Variable
+                self._seek(saved)
+        element = next(self._elements)
+        self._consumed += 1
+        return structure.to_tensors(element)
 
     def get_next(self):
         """The next element; at the end, `tf.errors.OutOfRangeError` in TF, a
         StopIteration here (tapeflow has no OutOfRangeError)."""
         return next(self)
+
+    def _seek(self, position):
+        self._elements = self._dataset._iterate()
+        for _ in itertools.islice(self._elements, position):
+            pass
+        self._consumed = self._synced = position
+
+    def _checkpoint_dependencies(self):
+        """The iterator's position, as a Variable a checkpoint saves and restores."""
+        if self._position is None:
+            self._position = Variable(np.int64(self._consumed), trainable=False,
+                                      name="iterator_position")
+            self._synced = self._consumed
+        elif int(self._position._value) == self._synced:
+            self._position.assign(np.int64(self._consumed))
+            self._synced = self._consumed
+        # else a restored position waits for the next element: keep it
+        return [("position", self._position)]
 
 
 class DatasetCore:

@@ -242,3 +242,17 @@ def test_counter_and_options():
         tf.data.experimental.AutoShardPolicy.DATA
     with pytest.raises(AttributeError, match="Cannot set the property"):
         options.no_such_option = 1
+
+
+def test_checkpoint_saves_and_restores_an_iterators_position(tmp_path):
+    iterator = iter(D.range(20).map(lambda x: x * 2))
+    ckpt = tf.train.Checkpoint(step=tf.Variable(0), iterator=iterator)
+    first = [int(next(iterator)) for _ in range(5)]
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    second = [int(next(iterator)) for _ in range(5)]
+    ckpt.restore(path)
+    assert first == [0, 2, 4, 6, 8] and second == [10, 12, 14, 16, 18]
+    assert [int(next(iterator)) for _ in range(5)] == second      # back where it was saved
+    fresh = iter(D.range(20).map(lambda x: x * 2))
+    tf.train.Checkpoint(step=tf.Variable(0), iterator=fresh).restore(path)
+    assert int(next(fresh)) == 10                                  # another run resumes too
