@@ -17,8 +17,12 @@ __all__ = ["Module"]
 # (tf.train's restore.py); an attribute set on a Module tells them.
 _assignment_watchers = weakref.WeakSet()
 
-# Where Module.__new__ keeps the constructor's arguments (not a dependency).
+# Where Module.__new__ keeps the constructor's arguments, and where an object
+# waiting for restored values keeps the restorations alive (tf.train's restore.py):
+# bookkeeping, never walked as attributes.
 _INIT_ARGUMENTS = "_tf_module_init_arguments"
+DEFERRED_RESTORATIONS = "_tf_deferred_restorations"
+_BOOKKEEPING = frozenset((_INIT_ARGUMENTS, DEFERRED_RESTORATIONS))
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -240,7 +244,7 @@ def dependencies_of_attributes(attributes, ignored=()):
     (so a Keras layer's 'kernel' names its Variable before its private lists do),
     each sorted; lists, tuples and dicts inside are named 'attr/0', 'attr/key'."""
     names = sorted(k for k in attributes if k not in ignored and not k.startswith("__")
-                   and k != _INIT_ARGUMENTS)
+                   and k not in _BOOKKEEPING)
     names.sort(key=lambda k: k.startswith("_"))
     found = []
     for name in names:
@@ -336,7 +340,7 @@ def _flatten_module(module, recursive, predicate, attribute_traversal_key, with_
         ignored = current._TF_MODULE_IGNORED_PROPERTIES
         found = []
         for key in sorted(attributes, key=attribute_traversal_key):
-            if key in ignored or key == _INIT_ARGUMENTS:
+            if key in ignored or key in _BOOKKEEPING:
                 continue
             value = attributes[key]
             try:

@@ -107,9 +107,9 @@ class Checkpoint:
     prefix, `<prefix>.index`, written atomically, values only), not TF's
     TensorBundle: TF cannot read them nor tapeflow TF's. Keys are TF's.
 
-    Deliberate difference from TF: an iterator (`iter(dataset)`, a generator)
-    is not saved; it is skipped with a warning and keeps its position on
-    restore, where TF would put it back where it was saved.
+    An iterator that cannot be saved (a Python generator; a tf.data iterator
+    saves its position itself, data/) is skipped with a warning and keeps its
+    position on restore, where TF raises for an object it cannot track.
 
     Args:
         root: an object whose dependencies become the checkpoint's own.
@@ -133,9 +133,9 @@ class Checkpoint:
         object.__setattr__(self, "_root", root)
         for name, value in sorted(kwargs.items()):
             if hasattr(type(value), "__next__") and not is_trackable(value):
-                _log.warning("tf.train.Checkpoint: %r is an iterator (a tf.data iterator?), "
-                             "whose position tapeflow cannot save; it is not part of the "
-                             "checkpoint and keeps its position on restore.", name)
+                _log.warning("tf.train.Checkpoint: %r is an iterator whose position "
+                             "tapeflow cannot save; it is not part of the checkpoint and keeps "
+                             "its position on restore.", name)
                 object.__setattr__(self, name, value)
                 continue
             _check_trackable(name, value)

@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from ..core.tensor import Variable
-from ..module import _assignment_watchers
+from ..module import DEFERRED_RESTORATIONS, _assignment_watchers
 from .graph import children, optimizer_slots, walk
 
 __all__ = ["Restoration", "CheckpointLoadStatus", "InitializationOnlyStatus"]
@@ -54,6 +54,7 @@ class Restoration:
         self.restored = set()    # keys whose values were written
         self.deferred_slots = []  # (optimizer, its pending-slot key, checkpoint key)
         self.waiting_on = set()  # ids of bound objects with children still unbound
+        self._holders = []       # weak references to the objects keeping this alive
 
     # -- binding -----------------------------------------------------------------------
     def retry(self):
@@ -79,12 +80,39 @@ class Restoration:
                 if obj is self.root and getattr(obj, "_root", None) is not None:
                     waiting.add(id(obj._root))  # Checkpoint(root=m) shows m's attributes as its own
                 _hook_build(obj)
+                self._held_by(obj)
         self._restore_slots()
         self.waiting_on = waiting
-        if self.pending_keys():
+        if waiting:
             _assignment_watchers.add(self)
-        else:
-            _assignment_watchers.discard(self)
+        else:  # all bound; slots still to come are kept by their optimizers
+            self._release()
+
+    def _held_by(self, obj):
+        """Let `obj`, which waits for values, keep this restoration alive, as TF keeps
+        deferred restorations on the objects: a Checkpoint or status dropped after
+        `restore` must not lose the values of a model built later."""
+        try:
+            held = vars(obj).get(DEFERRED_RESTORATIONS)
+        except TypeError:  # no __dict__: it cannot hold anything
+            return
+        if held is None:
+            held = _Held()
+            object.__setattr__(obj, DEFERRED_RESTORATIONS, held)
+        if not any(r is self for r in held):
+            held.append(self)
+            self._holders.append(weakref.ref(obj))
+
+    def _release(self):
+        _assignment_watchers.discard(self)
+        for ref in self._holders:
+            obj = ref()
+            held = None if obj is None else vars(obj).get(DEFERRED_RESTORATIONS)
+            if held is not None:
+                held[:] = [r for r in held if r is not self]
+                if not held:
+                    del vars(obj)[DEFERRED_RESTORATIONS]
+        self._holders = []
 
     def _bind(self, obj, n):
         if self.bound.get(n) is obj:
@@ -115,7 +143,7 @@ class Restoration:
 
     def abandon(self):
         """Stop writing values: a newer restore of the same checkpoint object replaces it."""
-        _assignment_watchers.discard(self)
+        self._release()
         for optimizer, pending_key, _ in self.deferred_slots:
             optimizer.__dict__.get("_deferred_slot_restorations", {}).pop(pending_key, None)
         self.deferred_slots = []
@@ -141,6 +169,17 @@ class Restoration:
         objects, paths, _ = walk(self.root)
         return [path for obj, path in zip(objects[1:], paths[1:])
                 if id(obj) not in self.matched]
+
+
+class _Held(list):
+    """The restorations an object keeps alive; copies and pickles of the object
+    start without any (they are not the objects the restorations bound)."""
+
+    def __deepcopy__(self, memo):
+        return _Held()
+
+    def __reduce__(self):
+        return _Held, ()
 
 
 def _hook_build(obj):

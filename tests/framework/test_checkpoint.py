@@ -356,11 +356,10 @@ def test_module_dependencies_name_attributes_lists_and_dicts():
     assert names == ["extra/a..b.Sc", "layers/0", "layers/1", "_private"]
 
 
-def test_an_iterator_is_skipped_with_a_warning(tmp_path, caplog):
-    dataset = tf.data.Dataset.range(10).batch(2)
+def test_a_python_iterator_is_skipped_with_a_warning(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="tapeflow"):
-        ckpt = tf.train.Checkpoint(v=tf.Variable(1.0), iterator=iter(dataset))
-    assert "'iterator' is an iterator" in caplog.text
+        ckpt = tf.train.Checkpoint(v=tf.Variable(1.0), iterator=(i for i in range(3)))
+    assert "'iterator' is an iterator whose position" in caplog.text
     path = ckpt.save(str(tmp_path / "c"))
     assert [k for k, _ in tf.train.list_variables(path)] == [
         "save_counter/.ATTRIBUTES/VARIABLE_VALUE", "v/.ATTRIBUTES/VARIABLE_VALUE"]
@@ -420,3 +419,18 @@ def test_an_unbuilt_layer_waiting_for_values_copies_and_pickles(tmp_path):
     np.testing.assert_array_equal(waiting.l1.kernel.numpy(), net.l1.kernel.numpy())
     assert "build" not in vars(waiting.l1)
     status.assert_consumed()
+
+
+def test_deferred_values_survive_a_dropped_checkpoint_and_status(tmp_path):
+    import gc
+
+    net, opt = Net(), tf.keras.optimizers.Adam(0.1)
+    for _ in range(2):
+        _step(net, opt, _X, _Y)
+    path = tf.train.Checkpoint(net=net, optimizer=opt).save(str(tmp_path / "c"))
+    net2, opt2 = Net(), tf.keras.optimizers.Adam(0.1)
+    tf.train.Checkpoint(net=net2, optimizer=opt2).restore(path)  # nothing kept
+    gc.collect()
+    assert _step(net2, opt2, _X, _Y) == _step(net, opt, _X, _Y)  # built after the collection
+    np.testing.assert_array_equal(net2.l1.kernel.numpy(), net.l1.kernel.numpy())
+    assert "_tf_deferred_restorations" not in vars(net2.l1)  # released once all were used
