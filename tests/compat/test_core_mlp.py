@@ -15,12 +15,10 @@ import os
 import tempfile
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=True, reason="needs tf.saved_model.save/load: issue 15/16")
 def test_core_mlp(mnist_split):
     tf.random.set_seed(22)
     (images, labels), _ = mnist_split

@@ -13,8 +13,6 @@ import pytest
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=False, reason="needs tf.device: issue 15 (tf.config and its "
-                   "neighbours are being added in parallel; non-strict until they land)")
 def test_guide_variable():
     my_tensor = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     my_variable = tf.Variable(my_tensor)

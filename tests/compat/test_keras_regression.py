@@ -13,7 +13,6 @@ plots and the seaborn pair plot left out; the model saved in a temporary directo
 """
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
@@ -33,7 +32,6 @@ def _auto_mpg(rng, n=392):
     return features.astype(np.float64), np.clip(mpg, 9, 47)
 
 
-@pytest.mark.xfail(strict=True, reason="needs tf.keras.layers.Normalization (with adapt): issue 15/16")
 def test_keras_regression(tmp_path):
     from tapeflow import keras
     from tapeflow.keras import layers

@@ -10,14 +10,10 @@ MNIST test files (1500 to train, 500 held out) instead of `mnist.load_data()`'s
 download; 2 epochs instead of 5; the metrics printed each epoch are kept and asserted.
 """
 
-import pytest
 
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=True, raises=ImportError, reason=(
-    "needs `from tensorflow.keras.layers import ...` (tapeflow.keras.layers is an "
-    "attribute, not an importable module): issue 15/16"))
 def test_quickstart_advanced(mnist_split):
     from tapeflow.keras.layers import Dense, Flatten, Conv2D
     from tapeflow.keras import Model

@@ -16,7 +16,6 @@ import os
 import time
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 from tapeflow import keras
@@ -168,8 +167,6 @@ def test_training_loop_from_scratch(mnist_split):
     assert len(model.losses) == 1
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "needs tf.keras.preprocessing.image.array_to_img: issue 15/16"))
 def test_gan_training_loop_from_scratch(mnist_split, tmp_path):
     tf.random.set_seed(0)
     discriminator = keras.Sequential(
