@@ -9,7 +9,6 @@ per key plus the object graph as JSON. TF cannot read these files and tapeflow
 cannot read TF's; the keys are TF's ('net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE')
 so code that inspects checkpoints by key works the same."""
 
-import io
 import json
 import os
 import socket
@@ -28,6 +27,7 @@ __all__ = ["CheckpointReader", "write_checkpoint", "read_checkpoint", "index_pat
 FORMAT = "tapeflow-checkpoint-1"
 _GRAPH_KEY = "__object_graph__"
 _FORMAT_KEY = "__format__"
+_SSTABLE_MAGIC = (0xdb4775248b80fb57).to_bytes(8, "little")  # the end of TF's .index files
 
 
 def index_path(prefix):
@@ -78,10 +78,8 @@ def write_checkpoint(prefix, arrays, graph):
             raise ValueError(f"Cannot save the checkpoint value {key!r} of dtype {value.dtype}: "
                              "tapeflow checkpoints hold numeric and boolean values only.")
         members[key] = value
-    buffer = io.BytesIO()
-    np.savez(buffer, **members)
-    data = buffer.getvalue()
-    atomic_write(index_path(prefix), lambda f: f.write(data))
+    # Straight into the temporary file: no second copy of the values in memory.
+    atomic_write(index_path(prefix), lambda f: np.savez(f, **members))
 
 
 def read_checkpoint(prefix):
@@ -106,6 +104,10 @@ def read_checkpoint(prefix):
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        if _is_tensorflow_index(path):
+            raise ValueError(f"{prefix} is a TensorFlow checkpoint (TensorBundle): tapeflow "
+                             "reads only its own checkpoints, not TF's. Restore it with "
+                             "TensorFlow, or save the values again with tapeflow.") from None
         raise ValueError(f"Cannot read the checkpoint {path}: the file is truncated, corrupted "
                          f"or not a tapeflow checkpoint ({error}).") from None
     if _FORMAT_KEY not in arrays or str(arrays.pop(_FORMAT_KEY)) != FORMAT:
@@ -113,6 +115,16 @@ def read_checkpoint(prefix):
                          f"{FORMAT!r}); TF's own checkpoints cannot be read by tapeflow.")
     graph = json.loads(str(arrays.pop(_GRAPH_KEY)))
     return arrays, graph
+
+
+def _is_tensorflow_index(path):
+    """Whether `path` ends with the magic number of TF's index files (SSTables)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(-8, os.SEEK_END)
+            return f.read(8) == _SSTABLE_MAGIC
+    except OSError:
+        return False
 
 
 class CheckpointReader:

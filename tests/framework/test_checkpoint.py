@@ -338,6 +338,11 @@ def test_errors_name_the_path_and_shapes(tmp_path):
     with pytest.raises(TypeError, match="path"):
         tf.train.Checkpoint(v=tf.Variable(1.0)).save(3)
 
+    # the end of a TF 2 index file (an SSTable): its magic number, little-endian
+    (tmp_path / "tf_ckpt-1.index").write_bytes(b"\x00" * 40 + bytes.fromhex("57fb808b247547db"))
+    with pytest.raises(ValueError, match="TensorFlow checkpoint"):
+        tf.train.Checkpoint(v=tf.Variable(1.0)).restore(str(tmp_path / "tf_ckpt-1"))
+
     (tmp_path / "junk.index").write_bytes(b"not an archive")
     with pytest.raises(ValueError, match="corrupted"):
         tf.train.Checkpoint(v=tf.Variable(1.0)).restore(str(tmp_path / "junk"))
