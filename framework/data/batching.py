@@ -195,6 +195,11 @@ class Batching:
         size = _positive(batch_size, "batch_size", "padded_batch")
         spec = self.element_spec
         leaves = structure.flatten(spec)
+        if padded_shapes is None:
+            unknown = next((i for i, s in enumerate(leaves) if s.shape.rank is None), None)
+            if unknown is not None:
+                raise ValueError(f"You must provide `padded_shapes` argument because "
+                                 f"component {unknown} has unknown rank.")
         shapes = [None] * len(leaves) if padded_shapes is None else \
             [_padded_shape(s) for s in _flatten_up_to(spec, padded_shapes, "padded_shapes")]
         if padding_values is None or not isinstance(padding_values, (tuple, dict)):
@@ -224,10 +229,11 @@ class Batching:
                 yield pad(pending)
 
         def padded_spec():
-            return structure.pack_as(spec, [
-                TensorSpec([size if drop_remainder else None] + (
-                    [None] * (s.shape.rank or 0) if shape is None else shape), s.dtype)
-                for s, shape in zip(leaves, shapes)])
+            def leaf(s, shape):
+                dims = [None] * s.shape.rank if shape is None else shape
+                return TensorSpec([size if drop_remainder else None] + dims, s.dtype)
+
+            return structure.pack_as(spec, [leaf(s, shape) for s, shape in zip(leaves, shapes)])
 
         return self._derive(iterate, lambda: _batched_cardinality(
             self._known_cardinality(), size, drop_remainder), padded_spec,

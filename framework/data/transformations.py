@@ -373,7 +373,7 @@ class Transformations:
         tapeflow keeps the cache in memory also when `filename` is given (TF
         writes it to files that outlive the process)."""
         if self._slices is not None and self._order is None:
-            return self._pass_through("_CacheDataset")  # slices of arrays are a cache already
+            return self._pass_through("CacheDataset")  # slices of arrays are a cache already
         done = []
 
         def iterate():
@@ -388,7 +388,7 @@ class Transformations:
                 done.append(written)
 
         return self._derive(iterate, self._cardinality_value, lambda: self.element_spec,
-                            "_CacheDataset")
+                            "CacheDataset")
 
     def prefetch(self, buffer_size, name=None):
         """The same elements: tapeflow computes each when it is asked for, in the

@@ -70,6 +70,11 @@ def test_padded_batch_of_nested_components():
 
 
 def test_padded_batch_errors():
+    unknown_rank = D.from_generator(lambda: iter([[1, 2], [3]]), tf.int32)
+    with pytest.raises(ValueError, match="You must provide `padded_shapes` argument because "
+                                         "component 0 has unknown rank"):
+        unknown_rank.padded_batch(2)
+    assert lists(unknown_rank.padded_batch(2, padded_shapes=[None])) == [[[1, 2], [3, 0]]]
     a = D.range(1, 5).map(lambda x: tf.fill([x], x))
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Attempted to pad to a smaller size than the input element"):
