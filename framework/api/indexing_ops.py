@@ -388,7 +388,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: "
                          f"`side` = '{side}'.")
-    if seq.ndim < 1 or seq.shape[:-1] != vals.shape[:-1]:
+    if seq.ndim < 1 or vals.ndim < 1 or seq.shape[:-1] != vals.shape[:-1]:
         raise InvalidArgumentError(f"Leading dim_size of both tensors must match, got "
                                    f"sorted_sequence shape {list(seq.shape)} and values shape "
                                    f"{list(vals.shape)} [Op:LowerBound]")
@@ -458,9 +458,11 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     counts = np.asarray(as_tensor(repeats)._value)
     n = x._value.shape[axis]
     if counts.dtype.kind not in "iu" or counts.ndim > 1 or (counts.ndim and counts.size not in (
-            1, n)) or (counts < 0).any():
-        raise InvalidArgumentError(f"repeat: repeats must be a non-negative int or a list of "
-                                   f"1 or {n} of them (axis {axis} of shape "
-                                   f"{list(x._value.shape)}), got {counts.tolist()}.")
+            1, n)):  # TF's static shape check: a ValueError
+        raise ValueError(f"repeat: repeats must be an int or a list of 1 or {n} of them (axis "
+                         f"{axis} of shape {list(x._value.shape)}), got {counts.tolist()}.")
+    if (counts < 0).any():
+        raise InvalidArgumentError(f"repeat: repeats must be non-negative, got "
+                                   f"{counts.tolist()} [Op:Tile]")
     return _s.gather(x, Tensor(np.repeat(np.arange(n), counts.reshape(-1))), axis=axis)
 

@@ -6,7 +6,7 @@ scatter-add of ops/shape.py, or the min/max scatter of ops/scatter.py."""
 import numpy as np
 
 from ..core import dtypes
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, NotFoundError
 from ..core.tensor import Tensor, as_tensor, convert_to_tensor
 from ..ops import math as _m
 from ..ops import scatter as _sc
@@ -83,8 +83,8 @@ def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
 
 def _extremum(tensor, indices, updates, mode, op_name):
     x, lin, rows, cells = _scatter_nd_parts(tensor, indices, updates, op_name)
-    if x._value.dtype == dtypes.bool._np:
-        raise InvalidArgumentError(f"{op_name} does not take bool tensors [Op:{op_name}]")
+    if x._value.dtype == dtypes.bool._np:  # TF has no bool kernel: NotFoundError
+        raise NotFoundError(f"{op_name} has no kernel for bool tensors [Op:{op_name}]")
     flat = _s.reshape(x, shape=(cells,) + rows._value.shape[1:])
     out = _sc.scatter_extremum(flat, rows, lin=lin, mode=mode)
     return _s.reshape(out, shape=x._value.shape)

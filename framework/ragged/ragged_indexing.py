@@ -44,11 +44,14 @@ def _rest(values, rest):
 
 
 def getitem(rt, key):
-    """`rt[key]`: an int or slice on the rows, then an int or slice within each
-    row, then anything the values take. Differentiable (a gather of values).
+    """`rt[key]`: an int or slice on the rows, then a slice within each row (an
+    int only in a uniform dimension, as TF), then anything the values take.
+    Differentiable (a gather of values).
 
     Raises:
-        InvalidArgumentError: for a row, or a position in some row, out of range.
+        IndexError: for a row index past the last row (InvalidArgumentError before
+            the first), as TF.
+        ValueError: for an int index into a ragged dimension, as TF.
         TypeError: for Ellipsis, tf.newaxis or tensor indices.
     """
     key = key if isinstance(key, tuple) else (key,)
@@ -61,9 +64,12 @@ def getitem(rt, key):
         rows = gather_rows(rt, np.arange(n)[_slice(first)])
         return _within_rows(rows, rest[0], rest[1:]) if rest else rows
     index = _int(first)
-    if not -n <= index < n:
-        raise InvalidArgumentError(f"Row index {index} is out of range for a RaggedTensor of "
-                                   f"{n} rows (shape {rt.shape}).")
+    if index >= n:  # TF's two errors: IndexError above, InvalidArgumentError below
+        raise IndexError(f"Row key {index} out of bounds: the RaggedTensor has {n} rows "
+                         f"(shape {rt.shape}).")
+    if index < -n:
+        raise InvalidArgumentError(f"slice index {index} of dimension 0 out of bounds: the "
+                                   f"RaggedTensor has {n} rows (shape {rt.shape}).")
     index %= n
     row = gather_rows(rt.values, np.arange(rt._splits[index], rt._splits[index + 1]))
     if not rest:
@@ -91,13 +97,14 @@ def _within_rows(rt, k, rest):
         inner = gather_rows(rt.values, idx.astype(np.int64))
         return RaggedTensor.from_row_lengths(_rest(inner, rest), new_lengths)
     position = _int(k)
-    short = (lengths <= position) if position >= 0 else (lengths < -position)
-    if short.any():
-        row = int(np.flatnonzero(short)[0])
-        raise InvalidArgumentError(f"Index {position} is out of range for row {row} of length "
-                                   f"{int(lengths[row])} of a RaggedTensor of shape "
-                                   f"{rt.shape}.")
-    idx = starts + (position if position >= 0 else lengths + position)
+    if rt._uniform is None:
+        raise ValueError(f"Cannot index into an inner ragged dimension (axis 1 of shape "
+                         f"{rt.shape}) with the int {position}, as TF; slice it ([:, i:i+1]) "
+                         "or pad it with to_tensor() first.")
+    if not -rt._uniform <= position < rt._uniform:
+        raise InvalidArgumentError(f"Index {position} is out of range for the uniform "
+                                   f"dimension of length {rt._uniform} (shape {rt.shape}).")
+    idx = starts + position % rt._uniform
     return _rest(gather_rows(rt.values, idx), rest)
 
 

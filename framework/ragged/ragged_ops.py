@@ -134,9 +134,10 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001 --
     if limits is None:
         starts, limits = 0, starts
     parts = [as_tensor(v)._value for v in (starts, limits, deltas)]
-    out = dtypes.as_dtype(dtype)._np if dtype is not None else np.result_type(*parts)
-    if out == np.int64 and all(p.dtype != np.int64 for p in parts):
-        out = np.dtype(np.int32)
+    # TF's rule: the widest of the inputs' dtypes in the order int32, int64, float32, float64.
+    order = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
+    out = dtypes.as_dtype(dtype)._np if dtype is not None else max(
+        (p.dtype for p in parts), key=lambda t: order.index(t) if t in order else 0)
     s, lim, d = np.broadcast_arrays(*[np.atleast_1d(p) for p in parts])
     if (d == 0).any():
         raise InvalidArgumentError("Requires delta != 0 [Op:RaggedRange]")

@@ -44,7 +44,8 @@ def gather_rows(values, rows):
     inner = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + \
         np.arange(int(lengths.sum()))
     new_splits = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    return RaggedTensor(gather_rows(values._values, inner), new_splits, _checked=True)
+    return RaggedTensor(gather_rows(values._values, inner), new_splits, _checked=True,
+                        _uniform=values._uniform)
 
 
 class RaggedTensor:
@@ -180,28 +181,28 @@ class RaggedTensor:
         if not 0 < rank < x._value.ndim:
             raise ValueError(f"ragged_rank must be in [1, {x._value.ndim - 1}] for a tensor of "
                              f"shape {list(x._value.shape)}, got {ragged_rank}.")
-        if rank > 1:  # every dimension up to ragged_rank ragged, with full rows
-            if lengths is not None or padding is not None:
-                raise NotImplementedError("tapeflow's RaggedTensor.from_tensor takes lengths "
-                                          "or padding with ragged_rank=1 only.")
-            shape = x._value.shape
-            inner = cls.from_tensor(_s.reshape(x, shape=(shape[0] * shape[1],) + shape[2:]),
-                                    ragged_rank=rank - 1)
-            return cls.from_row_lengths(inner, np.full(shape[0], shape[1], np.int64))
-        rows, width = x._value.shape[:2]
+        shape = x._value.shape
+        if lengths is None and padding is None:  # TF: uniform partitions, nothing cut
+            inner = _s.reshape(x, shape=(int(np.prod(shape[:rank + 1])),) + shape[rank + 1:])
+            for j in reversed(range(rank)):
+                inner = cls.from_uniform_row_length(inner, shape[j + 1],
+                                                    nrows=int(np.prod(shape[:j + 1])))
+            return inner
+        if rank > 1:
+            raise NotImplementedError("tapeflow's RaggedTensor.from_tensor takes lengths or "
+                                      "padding with ragged_rank=1 only.")
+        rows, width = shape[:2]
         if lengths is not None:
             row_lengths = _int64_vector(lengths, "lengths")
             if row_lengths.shape != (rows,) or (row_lengths < 0).any() or \
                     (row_lengths > width).any():
                 raise InvalidArgumentError(f"lengths {row_lengths.tolist()} must hold {rows} "
                                            f"lengths in [0, {width}].")
-        elif padding is not None:
+        else:
             pad = np.asarray(as_tensor(padding)._value)
             is_pad = (x._value == pad).reshape(rows, width, -1).all(axis=2)
             kept = ~is_pad[:, ::-1]
             row_lengths = np.where(kept.any(axis=1), width - np.argmax(kept, axis=1), 0)
-        else:
-            row_lengths = np.full(rows, width, np.int64)
         keep = (np.arange(width) < row_lengths[:, None]).reshape(-1)
         flat = _s.reshape(x, shape=(rows * width,) + x._value.shape[2:])
         return cls.from_row_lengths(gather_rows(flat, np.flatnonzero(keep)), row_lengths)

@@ -269,6 +269,11 @@ def test_dynamic_partition_searchsorted_unique_sequence_mask():
                                   [[[1, 0, 0], [1, 1, 1]], [[1, 1, 0], [0, 0, 0]]])
 
 
+def test_scatter_min_max_of_bool_has_no_kernel():
+    with pytest.raises(tf.errors.NotFoundError, match="no kernel for bool"):
+        tf.tensor_scatter_nd_max(tf.constant([True, False]), [[0]], [False])
+
+
 def test_sort_argsort():
     a = np.array([[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]])
     np.testing.assert_array_equal(tf.sort(a).numpy(), np.sort(a))
@@ -308,6 +313,7 @@ def test_sort_argsort():
     (lambda: tf.strided_slice(np.zeros(3), [5], [6], shrink_axis_mask=1), "out of range"),
     (lambda: tf.dynamic_partition(np.zeros(3), [0, 2, 1], 2), r"indices\[1\] = 2 is not in"),
     (lambda: tf.searchsorted([[1, 2]], [1, 2]), "Leading dim_size"),
+    (lambda: tf.searchsorted([1, 2], 1), "Leading dim_size"),
     (lambda: tf.unique(np.zeros((2, 2))), "1D vector"),
 ])
 def test_bad_input(fn, match):

@@ -111,8 +111,10 @@ def test_factories_from_the_guide():
     assert padded.to_list() == [[1, 3], [2], [4, 5, 8, 9]]
     cut = tf.RaggedTensor.from_tensor([[1, 2, 3], [4, 5, 6]], lengths=[1, 3])
     assert cut.to_list() == [[1], [4, 5, 6]]
+    # With neither lengths nor padding TF's partitions are uniform: no None in the shape.
+    assert tf.RaggedTensor.from_tensor([[1, 2], [3, 4]]).shape == (2, 2)
     full = tf.RaggedTensor.from_tensor(np.arange(8).reshape(2, 2, 2), ragged_rank=2)
-    assert full.shape == (2, None, None) and full.to_list() == [[[0, 1], [2, 3]],
+    assert full.shape == (2, 2, 2) and full.to_list() == [[[0, 1], [2, 3]],
                                                                  [[4, 5], [6, 7]]]
     st = tf.SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=[1, 2, 3], dense_shape=[3, 3])
     assert tf.RaggedTensor.from_sparse(st).to_list() == [[1], [], [2, 3]]
@@ -130,8 +132,16 @@ def test_indexing_from_the_guide():
     np.testing.assert_array_equal(rt[3, 0].numpy(), [8, 9])
     assert rt[:, 1:3].to_list() == [[[4]], [[], [6]], [], [[10]]]
     assert rt[:, -1:].to_list() == [[[4]], [[6]], [[7]], [[10]]]
-    assert rt[:, 0].to_list() == [[1, 2, 3], [5], [7], [8, 9]]
-    assert rt[:, 0, 1:].to_list() == [[2, 3], [], [], [9]]
+    assert rt[:, :1].to_list() == [[[1, 2, 3]], [[5]], [[7]], [[8, 9]]]
+    with pytest.raises(ValueError, match="Cannot index into an inner ragged dimension"):
+        rt[:, 0]
+    uniform = tf.RaggedTensor.from_uniform_row_length(tf.ragged.constant([[1], [2, 3], [4], [5]]),
+                                                      2)
+    assert uniform[:, 1].to_list() == [[2, 3], [5]]
+    assert uniform[:, -2, :1].to_list() == [[1], [4]]
+    inner = tf.ragged.constant([[[1, 2]], [[3, 4]]], ragged_rank=1)
+    assert inner[:, :, 0].to_list() == [[1], [3]]
+    np.testing.assert_array_equal(digits[-3].numpy(), [5, 9, 2])
 
 
 def test_operators_and_broadcasting_from_the_guide():
@@ -161,8 +171,7 @@ def test_operators_and_broadcasting_from_the_guide():
         [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]), "size 1 along the ragged dimensions"),
     (lambda: tf.ragged.constant([[1, 2, 3], [4], [5, 6]]) + tf.ragged.constant(
         [[10, 20], [30, 40], [50]]), "identical ragged splits"),
-    (lambda: tf.ragged.constant([[1], [2, 3]])[:, 1], "out of range for row 0 of length 1"),
-    (lambda: tf.ragged.constant([[1], [2, 3]])[2], "Row index 2 is out of range"),
+    (lambda: tf.ragged.constant([[1], [2, 3]])[-3], "slice index -3 of dimension 0 out of"),
     (lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 2, 1, 3]), "never decrease"),
     (lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 2]), "end at nvals = 3"),
     (lambda: tf.RaggedTensor.from_value_rowids([1, 2], [1, 0]), "must be sorted"),
@@ -185,6 +194,8 @@ def test_constant_errors():
         bool(tf.ragged.constant([[1]]))
     with pytest.raises(TypeError, match="ints or slices"):
         tf.ragged.constant([[1]])[..., 0]
+    with pytest.raises(IndexError, match="Row key 2 out of bounds"):
+        tf.ragged.constant([[1], [2, 3]])[2]
     with pytest.raises(TypeError, match=r"RaggedTensor of shape \(1, None\) cannot be "
                                         r"converted to a dense Tensor: use rt.to_tensor\(\)"):
         tf.constant(tf.ragged.constant([[1]]))
@@ -218,6 +229,8 @@ def test_conversions():
                                                   [[5, 5], [], [6, 6]]]
     assert tf.ragged.range([3, 5, 2]).to_list() == [[0, 1, 2], [0, 1, 2, 3, 4], [0, 1]]
     assert tf.ragged.range([0, 5], [4, 8], 2).to_list() == [[0, 2], [5, 7]]
+    assert tf.ragged.range([1, 2], 5.0).dtype == tf.float32  # TF: the widest input dtype
+    assert tf.ragged.range(tf.constant([1], tf.int64), 3).dtype == tf.int64
     np.testing.assert_array_equal(tf.ragged.row_splits_to_segment_ids([0, 2, 2, 3]).numpy(),
                                   [0, 0, 2])
     np.testing.assert_array_equal(tf.ragged.segment_ids_to_row_splits([0, 0, 2]).numpy(),
