@@ -439,3 +439,22 @@ def test_deferred_values_survive_a_dropped_checkpoint_and_status(tmp_path):
     assert _step(net2, opt2, _X, _Y) == _step(net, opt, _X, _Y)  # built after the collection
     np.testing.assert_array_equal(net2.l1.kernel.numpy(), net.l1.kernel.numpy())
     assert "_tf_deferred_restorations" not in vars(net2.l1)  # released once all were used
+
+
+def test_manager_keeps_one_checkpoint_every_n_hours(tmp_path, monkeypatch):
+    """TF's rule: a checkpoint leaving the newest `max_to_keep` is kept on disk (but
+    no longer listed) when it is at least n hours newer than the last one kept."""
+    from tapeflow.train import checkpoint_manager
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(checkpoint_manager.time, "time", lambda: clock[0])
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(0.0)), str(tmp_path),
+                                         max_to_keep=1, keep_checkpoint_every_n_hours=1)
+    for hours in (0, 2, 4):
+        clock[0] = 1_000_000.0 + hours * 3600
+        manager.save()
+    # ckpt-1 (t0) is deleted: not an hour newer than the start; ckpt-2 (t0 + 2h) is kept
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-2.index", "ckpt-3.index"]
+    assert manager.checkpoints == [os.path.join(str(tmp_path), "ckpt-3")]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.last_preserved_timestamp == 1_000_000.0 + 2 * 3600
