@@ -1,8 +1,10 @@
 """graph.py owns the object graph a checkpoint saves: which objects an object
 depends on, by name, and the breadth-first walk that names every Variable by the
 attribute path from the root ('net/l1/kernel'), as TF's object-based checkpoints
-do. Reading and writing files is checkpoint_file.py's, matching a saved graph
-against live objects checkpoint.py's."""
+do. The names are the objects' attribute names (tf.Module's rule, module.py),
+for Keras models too: a Sequential's layers are 'model/_stack/0/...' where TF
+writes 'model/layer_with_weights-0/...'. Reading and writing files is
+checkpoint_file.py's, matching a saved graph against live objects restore.py's."""
 
 from collections import deque
 
