@@ -12,8 +12,7 @@ from .conversion import python_value_to_array as _python_value_to_array
 from .errors import InvalidArgumentError
 from .name_scope import scoped_variable_name
 from .string_values import OBJECT as _OBJECT
-from .tensor_shape import TensorShape
-from .tensor_shape import shape_dims as _shape_dims
+from .tensor_shape import TensorShape, shape_dims as _shape_dims
 
 __all__ = ["Tensor", "Variable", "TensorShape", "constant", "convert_to_tensor"]
 
@@ -22,10 +21,10 @@ _PY_SCALAR_TYPES = {float, int, builtins.bool}
 
 
 # Installed by core/record.py (which imports this module) for GradientTape.explain: the
-# recording tapes, and the notes of a tracked value leaving them and of constants.
+# recording tapes, and the notes of a tracked value leaving them and of constants; and
+# by distribute/context.py while a distributed strategy's scope is open.
 _recording = ()
-_note_escape = None
-_note_constant = None
+_note_escape = _note_constant = _variable_created = None
 
 
 class Tensor:
@@ -227,8 +226,9 @@ class Variable(Tensor):
         self._name = scoped_variable_name(name)
         self._trainable = True if trainable is None else builtins.bool(trainable)
         self._uid = next(_variable_ids)
-        self._path = None
-        self.constraint = constraint
+        self._path, self.constraint = None, constraint
+        if _variable_created is not None:  # a distributed strategy's scope: rank 0's value
+            _variable_created(self)
 
     @property
     def name(self):

@@ -6,6 +6,8 @@ the process (a rank is a process, as TF's strategy scope is per process);
 
 import threading
 
+from ..core import tensor as _tensor
+
 __all__ = ["current", "set_current", "replica", "ReplicaState"]
 
 _current = []  # the strategies whose scope is open, innermost last
@@ -33,6 +35,11 @@ def set_current(strategy, entering):
         _current.pop()
     else:
         raise RuntimeError("Strategy scopes must be exited in the reverse order of entering.")
+    # Variables created in a distributed strategy's scope start from rank 0's values,
+    # as TF's mirrored variables start from replica 0's.
+    top = current()
+    _tensor._variable_created = (top._broadcast_new_variable if top is not None
+                                 and top._distributed else None)
 
 
 def sum_gradients(arrays):

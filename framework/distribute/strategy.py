@@ -183,6 +183,9 @@ class Strategy:
         """Give every rank rank 0's values of `variables` (not in TF's API)."""
         collectives.broadcast(self._world, [v._value for v in variables])
 
+    def _broadcast_new_variable(self, variable):
+        collectives.broadcast(self._world, [variable._value])
+
     def broadcast_value(self, value):
         return collectives.broadcast_object(self._world, value)
 

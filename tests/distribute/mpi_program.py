@@ -66,8 +66,8 @@ if MODE in ("fit", "raise"):
     logs.update({f"evaluate_{k}": np.asarray(v) for k, v in evaluated.items()})
     logs["predict"] = model.predict(x, batch_size=GLOBAL_BATCH, verbose=0)
 else:  # a custom loop as TF's distributed training guide writes it
-    model.build((None,) + x.shape[1:])
-    strategy.broadcast_variables(model.weights)  # the loop's variables, made before the step
+    with strategy.scope():  # built in the scope: the weights start from rank 0's
+        model.build((None,) + x.shape[1:])
     optimizer = model.optimizer
     loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
         from_logits=True, reduction="none")
