@@ -29,6 +29,8 @@ from .preprocessing_image import (CenterCrop, RandomBrightness, RandomContrast, 
                                   RandomFlip, Resizing)
 from .preprocessing_affine import RandomRotation, RandomTranslation, RandomZoom
 from .preprocessing_hashing import Hashing
+from .preprocessing_lookup import IntegerLookup, StringLookup
+from .preprocessing_text import TextVectorization
 from . import experimental
 from .input_layer import Input
 from .serialization import deserialize, serialize
@@ -59,5 +61,6 @@ __all__ = [
     "Input", "InputLayer", "serialize", "deserialize",
     "Normalization", "Rescaling", "CategoryEncoding", "Discretization", "Resizing", "CenterCrop",
     "RandomCrop", "RandomFlip", "RandomContrast", "RandomBrightness", "RandomRotation",
-    "RandomZoom", "RandomTranslation", "Hashing",
+    "RandomZoom", "RandomTranslation", "Hashing", "StringLookup", "IntegerLookup",
+    "TextVectorization",
 ]

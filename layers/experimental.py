@@ -8,11 +8,13 @@ import types
 from . import preprocessing as _numeric
 from . import preprocessing_affine as _affine
 from . import preprocessing_hashing as _hashing
+from . import preprocessing_lookup as _lookup
+from . import preprocessing_text as _text
 from . import preprocessing_image as _image
 
 __all__ = ["preprocessing"]
 
 preprocessing = types.SimpleNamespace(**{
     name: getattr(module, name)
-    for module in (_numeric, _image, _affine, _hashing) for name in module.__all__
+    for module in (_numeric, _image, _affine, _hashing, _lookup, _text) for name in module.__all__
     if isinstance(getattr(module, name), type) and name != "ImagePreprocessingLayer"})

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..api.array_ops import cast, expand_dims, squeeze
-from ..core.tensor import Tensor, convert_to_tensor
+from ..core.tensor import Tensor, constant, convert_to_tensor
 from .keras_tensor import KerasTensor
 
 __all__ = ["Input", "reset_input_names", "conform_to_input"]
@@ -58,6 +58,9 @@ def conform_to_input(symbolic, value):
     if value is None:
         return value
     target = symbolic.dtype
+    raw = value._value if isinstance(value, Tensor) else value
+    if isinstance(raw, np.ndarray) and raw.dtype.kind in "US":
+        value = constant(raw)  # text held as a NumPy str/bytes array: a string tensor
     dtype = value.dtype if isinstance(value, (Tensor, np.ndarray)) else None
     if dtype is None or np.dtype(getattr(dtype, "as_numpy_dtype", dtype)) != np.dtype(
             target.as_numpy_dtype):

@@ -224,10 +224,11 @@ class Rescaling(Layer):
         return config
 
 
-def encode_categorical(indices, output_mode, depth, dtype, count_weights=None):
+def encode_categorical(indices, output_mode, depth, dtype, count_weights=None, ignore=None):
     """Keras's encoding of integer indices: 'int' (as they are), 'one_hot' (a
     trailing axis of size 1 is replaced), 'multi_hot' or 'count' over the last
-    axis (a scalar is one sample).
+    axis (a scalar is one sample). Entries where `ignore` holds (a lookup's mask
+    token) count for nothing.
 
     Raises:
         InvalidArgumentError: for an index outside [0, depth).
@@ -236,29 +237,35 @@ def encode_categorical(indices, output_mode, depth, dtype, count_weights=None):
     indices = np.asarray(indices)
     if output_mode == "int":
         return Tensor(indices.astype(dtype))
+    keep = np.ones(indices.shape, bool) if ignore is None else ~np.asarray(ignore, bool)
     if indices.ndim == 0:
-        indices = indices[None]
+        indices, keep = indices[None], keep[None]
+    indices = np.where(keep, indices, 0)
     if indices.size and (indices.min() < 0 or indices.max() >= depth):
         raise InvalidArgumentError(f"Input values must be in the range 0 <= values < "
                                    f"num_tokens with num_tokens={depth}. Received: min "
                                    f"{indices.min()}, max {indices.max()}")
     indices = indices.astype(np.int64)
-    eye = np.eye(depth, dtype=np.float64)
     if output_mode == "one_hot":
         if indices.ndim > 1 and indices.shape[-1] == 1:
-            indices = indices[..., 0]
-        return Tensor(eye[indices].astype(dtype))
+            indices, keep = indices[..., 0], keep[..., 0]
+        out = np.zeros(indices.shape + (depth,), np.float64)
+        np.put_along_axis(out, indices[..., None], keep[..., None].astype(np.float64), axis=-1)
+        return Tensor(out.astype(dtype))
     if indices.ndim > 2:
         raise ValueError("When output_mode is not 'int', maximum supported output rank is 2. "
                          f"Received output_mode {output_mode} and input shape "
                          f"{indices.shape}, which would result in output rank "
                          f"{indices.ndim + 1}.")
-    encoded = eye[indices]
+    rows = indices.reshape(-1, indices.shape[-1]) if indices.ndim == 2 else indices[None]
+    weights = keep.reshape(rows.shape).astype(np.float64)
+    if count_weights is not None and output_mode == "count":
+        weights = weights * np.asarray(count_weights, np.float64).reshape(rows.shape)
+    out = np.zeros((rows.shape[0], depth), np.float64)
+    np.add.at(out, (np.arange(rows.shape[0])[:, None], rows), weights)
     if output_mode == "multi_hot":
-        return Tensor(encoded.max(axis=-2, initial=0.0).astype(dtype))
-    if count_weights is not None:
-        encoded = encoded * np.asarray(count_weights, np.float64)[..., None]
-    return Tensor(encoded.sum(axis=-2).astype(dtype))
+        out = (out > 0).astype(np.float64)
+    return Tensor(out.reshape(indices.shape[:-1] + (depth,)).astype(dtype))
 
 
 def _check_output_mode(output_mode, allowed):

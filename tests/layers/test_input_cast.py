@@ -70,3 +70,9 @@ def test_sequential_with_an_input_casts_like_a_functional_model():
                                  tf.keras.layers.Lambda(lambda x: x * 2)])
     out = model(np.array([[1.7, 2.2]]))
     assert out.dtype == tf.int32 and out.numpy().tolist() == [[2, 4]]
+
+
+def test_text_arrays_become_string_tensors_for_a_string_input():
+    symbolic = tf.keras.Input((1,), dtype="string")
+    out = conform_to_input(symbolic, np.array([["a b"]]))
+    assert out.dtype == tf.string and out.numpy().tolist() == [[b"a b"]]
