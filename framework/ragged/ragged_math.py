@@ -1,21 +1,26 @@
-"""ragged_math.py holds the reductions of a RaggedTensor (sum, mean, max, min)
-as TF's ragged dispatch computes them: segment reductions of the flat values
-by row, differentiable through scatter-add and the min/max scatter. They are
-registered in api/array_ops.py's dispatch table under "reduce_sum" and so on,
-for tf.math's reductions to call when handed a RaggedTensor."""
+"""ragged_math.py holds what tf.math and tf.nn do to a RaggedTensor, as TF's
+ragged dispatch computes it: the reductions (sum, mean, max, min) as segment
+reductions of the flat values by row, differentiable through scatter-add and
+the min/max scatter; elementwise functions on the flat values; embedding
+lookups of ragged ids. They are registered in api/dispatch.py ("reduce_sum",
+..., "elementwise", "embedding_lookup") for tf.math and tf.nn to call when
+handed a RaggedTensor."""
 
 import numpy as np
 
 from ..api import array_ops as _array_ops
 from ..api import dispatch as _dispatch
+from ..api import indexing_ops as _indexing_ops
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
 from ..math import reductions as _dense
 from ..ops import scatter as _sc
 from ..ops import shape as _s
+from .ragged_indexing import apply_elementwise
 from .ragged_tensor import RaggedTensor
 
-__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min"]
+__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "elementwise",
+           "embedding_lookup"]
 
 
 def _segments(rt, axis, op_name):
@@ -111,6 +116,34 @@ reduce_max = _extremum("max", "reduce_max")
 reduce_min = _extremum("min", "reduce_min")
 
 
+def elementwise(fn, *args, **kwargs):
+    """`fn(*args)` for an elementwise tf.math function `fn` with a RaggedTensor
+    among `args`: applied to the flat values, the other arguments matched to
+    them (scalars, a RaggedTensor of the same partition, dense broadcasting)."""
+    position = next(i for i, a in enumerate(args) if isinstance(a, RaggedTensor))
+    rt = args[position]
+    if len(args) == 1:
+        return rt.with_flat_values(fn(rt.flat_values, **kwargs))
+    if len(args) != 2:
+        raise NotImplementedError(f"{getattr(fn, '__name__', fn)} of a RaggedTensor with "
+                                  f"{len(args)} arguments is not supported by tapeflow.")
+    other = args[1 - position]
+    if position == 0:
+        return apply_elementwise(lambda a, b: fn(a, b, **kwargs), rt, other)
+    return apply_elementwise(lambda a, b: fn(b, a, **kwargs), rt, other)
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """tf.nn.embedding_lookup with ragged `ids`: a RaggedTensor of the rows of
+    `params`, one per id (a gather: gradients reach params)."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup of ragged ids with max_norm is not "
+                                  "supported by tapeflow.")
+    return ids.with_flat_values(_indexing_ops.gather(params, ids.flat_values))
+
+
+_dispatch.register("elementwise", RaggedTensor, elementwise)
+_dispatch.register("embedding_lookup", RaggedTensor, embedding_lookup)
 for _name, _fn in (("reduce_sum", reduce_sum), ("reduce_mean", reduce_mean),
                    ("reduce_max", reduce_max), ("reduce_min", reduce_min)):
     _dispatch.register(_name, RaggedTensor, _fn)

@@ -53,6 +53,9 @@ GRADCHECK_CASES = [
         + tf.ragged.boolean_mask(_rt(v), tf.ragged.constant([[True, False], [], [True]]))
         .flat_values[-1], _r(3, 2), _r(3)),
     Case("ragged_gather", lambda v: tf.gather(_rt(v), [2, 0, 0]).to_tensor() ** 2, _r(3)),
+    Case("ragged_elementwise_embedding", lambda v, p: ragged_math.embedding_lookup(
+        p, tf.ragged.constant([[0, 2], [], [1]])).to_tensor() * ragged_math.elementwise(
+        tf.multiply, 2.0, _rt(v)).to_tensor()[..., None], _r(3), _r(3, 2)),
     Case("ragged_to_sparse", lambda v: tf.sparse.to_dense(_rt(v, (1, 2)).to_sparse()) ** 2,
          _r(3)),
 ]
@@ -366,3 +369,21 @@ def test_gather_and_boolean_mask_dispatch():
         tf.gather(rt, [3])
     with pytest.raises(NotImplementedError, match="axis=0"):
         tf.gather(rt, [0], axis=1)
+
+
+def test_elementwise_and_embedding_lookup_for_tf_math_and_nn():
+    # What tf.add(digits, 3), tf.math.square and tf.nn.embedding_lookup give in TF's ragged
+    # guide; tf.math/tf.nn reach these through api/dispatch.py.
+    from tapeflow.api import dispatch
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    add = dispatch.for_value("elementwise", digits)
+    assert add(tf.add, digits, 3).to_list() == [[6, 4, 7, 4], [], [8, 12, 5], [9], []]
+    assert add(tf.subtract, 10, digits).to_list() == [[7, 9, 6, 9], [], [5, 1, 8], [4], []]
+    assert add(tf.math.square, digits).to_list() == [[9, 1, 16, 1], [], [25, 81, 4], [36], []]
+    ids = tf.ragged.constant([[0, 2], [1]])
+    table = tf.constant([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    looked_up = dispatch.for_value("embedding_lookup", ids)(table, ids)
+    assert looked_up.to_list() == [[[1.0, 1.0], [3.0, 3.0]], [[2.0, 2.0]]]
+    assert looked_up.shape == (2, None, 2)
+    assert dispatch.for_value("reduce_mean", digits) is ragged_math.reduce_mean
+    assert dispatch.for_value("reduce_mean", tf.constant([1.0])) is None
