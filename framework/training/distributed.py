@@ -17,7 +17,15 @@ from ..core.tensor import Tensor
 from ..distribute import collectives
 from ..distribute import context as _context
 
-__all__ = ["Replicas", "batch_rows"]
+__all__ = ["Replicas", "batch_rows", "build"]
+
+
+def build(model, x):
+    """Build an unbuilt model by calling it on `x` (a batch, or its first rows), as
+    Keras builds before fit's callbacks start; nothing is recorded."""
+    if not model.built:
+        with _record.paused():
+            model(x, training=False)
 
 
 def batch_rows(structure):
@@ -81,12 +89,15 @@ class Replicas:
     def _synchronize(self, first_shard):
         """Build the model on the first shard if it is not built, then give every rank
         rank 0's weights (their initialisers drew different numbers)."""
-        model = self.model
-        if not model.built:
-            with _record.paused():
-                model(first_shard[0], training=False)
-        self.strategy.broadcast_variables(model.weights)
+        build(self.model, first_shard[0])
+        self.strategy.broadcast_variables(self.model.weights)
         self._synchronized = True
+
+    def synchronize_built(self):
+        """Before training: rank 0's weights on every rank, if the model is built."""
+        if self.active and self.model.built and not self._synchronized:
+            self.strategy.broadcast_variables(self.model.weights)
+            self._synchronized = True
 
     def empty_shard_step(self):
         """A rank whose shard of a short last batch is empty still joins the step's

@@ -13,7 +13,7 @@ from ..core.tensor import Tensor
 from . import numerics
 from .numerics import is_finite_loss
 from .data_adapter import make_data, train_validation_split, unpack_x_y_sample_weight
-from .distributed import Replicas, batch_rows
+from .distributed import Replicas, batch_rows, build
 
 __all__ = ["fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch"]
 
@@ -133,6 +133,9 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
     if getattr(model, "_loss", None) is not None:
         model._loss.warn_if_probabilities_as_logits(_output_layers(model))
     cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit", replicas.is_chief)
+    if not model.built and hasattr(data, "x"):  # built before the callbacks, as Keras 3:
+        build(model, _to_tensors(nest.map_structure(lambda a: a[:1], data.x)))  # a backup restores into it
+    replicas.synchronize_built()
     object.__setattr__(model, "stop_training", False)
     object.__setattr__(model, "_non_finite_report", None)
     cb.on_train_begin()

@@ -4,9 +4,13 @@ only if rank 0's weights really are broadcast. Usage:
 
     python mpi_program.py MODE MODEL SHUFFLE OUT.npz
 
-MODE: fit | loop | raise; MODEL: dense | conv | embedding; SHUFFLE: 0 | 1.
-Rank 0 (or the lone process) writes the final weights and the history to OUT.
+MODE: fit | loop | raise | backup; MODEL: dense | conv | embedding; SHUFFLE: 0 | 1.
+Rank 0 (or the lone process) writes the final weights and the history to OUT; in
+backup mode every rank writes OUT.<rank>.npz, and the job is interrupted (every
+rank raises) after its second epoch when OUT's folder holds a file named 'interrupt'.
 """
+
+import os
 
 import sys
 
@@ -51,7 +55,22 @@ with strategy.scope():
                   tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   metrics=["accuracy"])
 
-if MODE in ("fit", "raise"):
+if MODE == "backup":
+    folder = os.path.dirname(OUT)
+    interrupt = os.path.exists(os.path.join(folder, "interrupt"))
+
+    class Interrupt(tf.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if interrupt and epoch == 1:
+                raise SystemExit(3)  # every rank stops, as a killed job would
+
+    history = model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=4, shuffle=SHUFFLE, verbose=0,
+                        callbacks=[tf.keras.callbacks.BackupAndRestore(
+                            os.path.join(folder, "backup")), Interrupt()])
+    np.savez(f"{OUT}.{rank}.npz", *[w.numpy() for w in model.weights],
+             epochs=np.asarray(len(history.history["loss"])))
+    sys.exit(0)
+elif MODE in ("fit", "raise"):
     callbacks = []
     if MODE == "raise":
         class Boom(tf.keras.callbacks.Callback):

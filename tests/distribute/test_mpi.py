@@ -76,3 +76,19 @@ def test_a_rank_that_raises_ends_the_job_with_its_rank_and_message(tmp_path):
     assert "rank one fails on purpose" in done.stderr
     assert time.monotonic() - start < 60  # no hang in the other rank's collective
     assert not (tmp_path / "never.npz").exists()
+
+
+def test_an_interrupted_job_resumes_from_its_backup_on_every_rank(tmp_path):
+    (tmp_path / "interrupt").write_text("")
+    out = tmp_path / "weights"
+    first = _run(2, "backup", "dense", True, out)
+    assert first.returncode != 0 and not list(tmp_path.glob("weights.*.npz"))
+    (tmp_path / "interrupt").unlink()
+    second = _run(2, "backup", "dense", True, out)
+    assert second.returncode == 0, second.stderr
+    ranks = [dict(np.load(tmp_path / f"weights.{rank}.npz")) for rank in (0, 1)]
+    # The second epoch's backup was not committed when its epoch_end was interrupted
+    # (BackupAndRestore commits at the next epoch's start): epochs 2 to 4 run again.
+    assert int(ranks[0]["epochs"]) == int(ranks[1]["epochs"]) == 3
+    for key in ranks[0]:
+        np.testing.assert_array_equal(ranks[0][key], ranks[1][key], err_msg=key)
