@@ -116,6 +116,8 @@ CASES += [
     Case("gather from (0,3) axis 1", lambda x: tf.gather(x, np.array([2, 0]), axis=1),
          _rand((0, 3))),
     Case("gather[] from (0,3)", lambda x: tf.gather(x, _EMPTY_INDEX), _rand((0, 3))),
+    Case("tensor_scatter_nd_max(2,0)", lambda x, u: tf.tensor_scatter_nd_max(
+        x, np.zeros((0, 1), int), u), _rand((2, 0)), _rand((0, 0))),
     Case("where(0,3)", lambda x, y: tf.where(np.zeros((0, 3), bool), x, y), _rand((0, 3)),
          _rand((3,))),
     Case("where(2,0)", lambda x, y: tf.where(np.zeros((2, 1), bool), x, y), _rand((2, 0)),
