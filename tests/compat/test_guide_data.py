@@ -792,8 +792,6 @@ def test_resampling_datasets_sampling(tmp_path):
     assert 30 <= labels.sum() <= 70, labels
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.data.Dataset.rejection_resample: issue 15"))
 def test_rejection_resampling(tmp_path):
     tf.random.set_seed(0)
     csv_path = _creditcard_csv(str(tmp_path))
@@ -820,8 +818,6 @@ def test_rejection_resampling(tmp_path):
     assert 30 <= labels.sum() <= 70, labels
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs a checkpointable tf.data iterator: tf.train.Checkpoint(iterator=iter(ds)) skips the iterator with a warning (framework/train, a documented difference), so after ckpt.restore the iterator goes on with [10 ... 14] where TF rewinds to the saved [5 ... 9]: issue 15"))
 def test_iterator_checkpointing(tmp_path):
     range_ds = tf.data.Dataset.range(20)
 

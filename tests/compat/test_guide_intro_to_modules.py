@@ -327,9 +327,6 @@ def test_the_build_step():
   assert "[1,4]" in str(failed).replace(" ", "") and "[3,3]" in str(failed).replace(" ", "")
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.keras.saving.register_keras_serializable (the page's keras.saving; "
-    "tf.keras.utils.register_keras_serializable exists): issue 16"))
 def test_keras_models():
   MySequentialModel = _keras_model_class()
 

@@ -94,10 +94,6 @@ def test_convert_to_tensor():
     _eq(tf.reduce_max(np.array([1,2,3])), 3, tf.int64)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "tapeflow bug: str(tf.float32) is 'tf.float32', TF's is \"<dtype: 'float32'>\" "
-    "(framework/core/dtypes.py defines only __repr__; repr is right), so the page's 'Type of every element:' line "
-    "differs: issue 15"))
 def test_about_shapes():
     rank_4_tensor = tf.zeros([3, 2, 4, 5])
     print("Type of every element:", rank_4_tensor.dtype)
