@@ -16,9 +16,8 @@ shape, an event file holding the trace. No other change.
 
 On TF 2.21 with Keras 3 the Keras part differs from the page's text (written for
 tf.keras 2): a Keras 3 layer is not a tf.Module, `simple_layer([[2.0, 2.0, 2.0]])` raises
-ValueError (a list as input), a
-Keras 3 layer does not collect a plain tf.Variable set in `build`, and a Keras 3 model
-has no `submodules`; the asserts follow the page.
+ValueError (a list as input), a Keras 3 layer does not collect a plain tf.Variable set in
+`build`, and a Keras 3 model has no `submodules`; the asserts follow the page.
 """
 
 import os
