@@ -357,7 +357,7 @@ def test_keras_models():
 
 
 @pytest.mark.xfail(strict=False, reason=(
-    "needs tf.keras.saving.register_keras_serializable (issue 16); then a tapeflow bug: "
+    "tapeflow bug: "
     "load_model of the registered subclassed model raises ValueError \"Unknown model class "
     "'MySequentialModel': pass it in custom_objects\" (framework/models/saving.py:267 looks "
     "the class up with registered_class(name) and never in register_keras_serializable's "
