@@ -137,9 +137,10 @@ def test_manipulating_sparse_tensors():
 
 @pytest.mark.xfail(strict=False, reason=(
     "needs SparseTensor inputs to Keras: tf.keras.Input(shape=(4,), sparse=True) is "
-    "accepted, but model(sparse_data) converts the SparseTensor with convert_to_tensor "
-    "(framework/models/functional.py:88) and raises ValueError 'Failed to convert a NumPy "
-    "array to a Tensor (Unsupported object type SparseTensor ...)': issue 15/16"))
+    "accepted, but model(sparse_data) converts the SparseTensor to a dense tensor "
+    "(layers/input_layer.py:68, conform_to_input) and raises TypeError 'A SparseTensor of "
+    "shape [6, 4] cannot be converted to a dense Tensor implicitly'; Dense must take it "
+    "(a sparse-dense matmul): issue 15/16"))
 def test_keras():
   x = tf.keras.Input(shape=(4,), sparse=True)
   y = tf.keras.layers.Dense(4)(x)
