@@ -1,15 +1,14 @@
 """files.py: tf.io.read_file and tf.io.write_file, the byte-string plumbing the
-other tf.io modules share (string tensors in and out), and the atomic write
-they use. String tensors hold object ndarrays of `bytes`, as TF's `.numpy()`."""
+other tf.io modules share (string tensors in and out); files are written through
+runtime/atomic_files.py. String tensors hold object ndarrays of `bytes`, as TF's `.numpy()`."""
 
 import os
-import socket
-import tempfile
-import zlib
 
 from ..core.errors import InvalidArgumentError, NotFoundError
 from ..core.string_values import OBJECT, to_bytes_array
 from ..core.tensor import Tensor
+from ..runtime.atomic_files import atomic_write as _atomic_write
+from ..runtime.atomic_files import temporary_beside
 from .gfile import FailedPreconditionError, _local
 
 __all__ = ["read_file", "write_file", "atomic_write", "string_tensor", "byte_strings",
@@ -58,33 +57,9 @@ def one_byte_string(value, what, op="", label=None):
     return array[()]
 
 
-def temporary_beside(filepath):
-    """(file descriptor, path) of a new temporary file in `filepath`'s directory.
-
-    Named as callbacks/file_writers.atomic_write names its temporaries
-    (".tmp-<host>-<pid>-..."), so that its clean-up of killed writers covers these;
-    tf.io sits below callbacks in the layering and cannot import that function.
-    """
-    directory = os.path.dirname(os.path.abspath(filepath)) or "."
-    host = f"{zlib.crc32(socket.gethostname().encode()):08x}"
-    return tempfile.mkstemp(prefix=f".tmp-{host}-{os.getpid()}-",
-                            suffix="-" + os.path.basename(filepath), dir=directory)
-
-
 def atomic_write(filepath, data):
-    """Write `data` (bytes) to `filepath` through a temporary file beside it, fsync,
-    then rename: a reader sees the old file or the new one, never half of one."""
-    fd, tmp = temporary_beside(filepath)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    """Write `data` (bytes) to `filepath` atomically (runtime/atomic_files.py)."""
+    _atomic_write(filepath, lambda f: f.write(data))
 
 
 def read_file(filename, name=None):

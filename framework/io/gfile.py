@@ -8,19 +8,12 @@ import glob as _glob
 import os
 import shutil
 
-from ..core.errors import NotFoundError, OpError, UnimplementedError
+from ..core.errors import (AlreadyExistsError, FailedPreconditionError, NotFoundError, OpError,
+                           UnimplementedError)
 
 __all__ = ["GFile", "AlreadyExistsError", "FailedPreconditionError", "exists", "glob", "isdir",
            "listdir", "makedirs", "mkdir", "remove", "rmtree", "copy", "rename", "walk", "stat",
            "join", "Open"]
-
-
-class AlreadyExistsError(OpError, FileExistsError):
-    """TF's tf.errors.AlreadyExistsError (here also a FileExistsError)."""
-
-
-class FailedPreconditionError(OpError, OSError):
-    """TF's tf.errors.FailedPreconditionError, as read_file raises for a directory."""
 
 
 def _local(path):

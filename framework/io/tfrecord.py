@@ -8,17 +8,13 @@ written to a temporary beside the target and renamed on close (atomic)."""
 import os
 import zlib
 
-from ..core.errors import OpError
+from ..core.errors import DataLossError
 from ..summary.records import masked_crc32c, tfrecord
 from .files import temporary_beside
 from .gfile import FailedPreconditionError, _local
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "read_records",
            "DataLossError"]
-
-
-class DataLossError(OpError):
-    """TF's tf.errors.DataLossError: a TFRecord file whose bytes are damaged."""
 
 
 class TFRecordCompressionType:

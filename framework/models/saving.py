@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import losses, metrics
 from .. import optimizers as _optimizers
-from ..callbacks.file_writers import atomic_write
+from ..runtime.atomic_files import atomic_write
 from ..core import nest
 from ..layers.input_layer import Input
 from ..layers.serialization import deserialize, registered_class

@@ -11,15 +11,13 @@ so code that inspects checkpoints by key works the same."""
 
 import json
 import os
-import socket
-import tempfile
 import zipfile
-import zlib
 
 import numpy as np
 
 from ..core import dtypes
 from ..core.errors import NotFoundError
+from ..runtime.atomic_files import atomic_write
 
 __all__ = ["CheckpointReader", "write_checkpoint", "read_checkpoint", "index_path",
            "atomic_write"]
@@ -33,41 +31,6 @@ _SSTABLE_MAGIC = (0xdb4775248b80fb57).to_bytes(8, "little")  # the end of TF's .
 def index_path(prefix):
     """The one file of the checkpoint at `prefix` (TF's name for its index file)."""
     return os.fspath(prefix) + ".index"
-
-
-def atomic_write(filepath, write):
-    """Call `write(file)` on a temporary file beside `filepath`, fsync, then rename it.
-
-    The same protocol as callbacks/file_writers.atomic_write, whose temporary
-    names (".tmp-<host>-<pid>-...") this follows so that its clean-up of killed
-    writers' files covers these too; tf.train sits below callbacks in the
-    layering and cannot import it.
-    """
-    directory = os.path.dirname(os.path.abspath(filepath)) or "."
-    os.makedirs(directory, exist_ok=True)
-    host = f"{zlib.crc32(socket.gethostname().encode()):08x}"
-    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{host}-{os.getpid()}-",
-                               suffix="-" + os.path.basename(filepath), dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)  # makes the rename durable where the file system allows it
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
 
 
 def write_checkpoint(prefix, arrays, graph):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.callbacks import file_writers
+from tapeflow.runtime import atomic_files as file_writers
 from tapeflow.models import saving
 
 layers = tf.keras.layers
@@ -233,7 +233,7 @@ def test_a_save_removes_the_temporaries_of_killed_writers_only(tmp_path):
     _small_model().save(tmp_path / "model.keras")
     assert sorted(os.listdir(tmp_path)) == sorted(
         ["model.keras"] + [name for name, (_, _, removed) in files.items() if not removed])
-    assert saving.atomic_write is file_writers.atomic_write
+    assert saving.atomic_write is file_writers.atomic_write  # one writer for every file
 
 
 def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path):
