@@ -6,6 +6,7 @@ names only, re-exported by tapeflow.nn."""
 
 from .activations import *  # noqa: F401,F403
 from .comparisons import *  # noqa: F401,F403
+from .complex_numbers import angle, complex, conj, imag, real  # noqa: F401,A004
 from .elementwise import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 
@@ -19,6 +20,8 @@ __all__ = [
     # transcendental
     "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "tanh", "sigmoid", "erf",
     "erfc",
+    # complex numbers (real, imag, conj, angle are tf.math names only)
+    "complex",
     # reductions and scans
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
     "reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_all", "reduce_any",
