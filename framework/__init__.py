@@ -68,6 +68,7 @@ _LAZY = {
     # issue 15 item 3: the small root names (tf.newaxis is a constant below)
     "version": "version",
     "TensorSpec": ("core.tensor_spec", "TensorSpec"),
+    "SparseTensorSpec": ("data.composite", "SparseTensorSpec"),  # tf.data's spec of a SparseTensor
     "clip_by_norm": ("api.clip_ops", "clip_by_norm"),
     "clip_by_global_norm": ("api.clip_ops", "clip_by_global_norm"),
     "optimizers": "optimizers",

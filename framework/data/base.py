@@ -112,8 +112,18 @@ class DatasetCore:
     def _pass_through(self, kind, **state):
         """The same elements under another name (prefetch, cache of slices)."""
         state = {"slices": self._slices, "order": self._order, "batch": self._batch, **state}
-        return self._derive(self._iterate, self._cardinality_value, lambda: self.element_spec,
+        return self._derive(self._iterate, self._cardinality_value, self._same_spec(),
                             kind, **state)
+
+    def _same_spec(self):
+        """This dataset's spec for a dataset of the same elements: the value when
+        known, else a function computing it on first use."""
+        return self._spec_value if not callable(self._spec_value) else \
+            (lambda: self.element_spec)
+
+    def _static_spec(self):
+        """The element_spec if known without running user code, else None."""
+        return None if callable(self._spec_value) else self._spec_value
 
     @classmethod
     def _from_elements(cls, elements, spec):

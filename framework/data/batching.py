@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
-from . import structure
+from . import composite, structure
 from .structure import INFINITE, UNKNOWN
 
 __all__ = ["Batching"]
@@ -32,13 +32,33 @@ def _batched_cardinality(n, size, drop_remainder):
     return n // size if drop_remainder else -(-n // size)
 
 
-def _batched_spec(spec, size):
+def _batched_spec(spec, size, ragged=False):
     def leaf(s):
+        if composite.is_composite_spec(s) or ragged and isinstance(s, TensorSpec) and \
+                s.shape.rank is not None:
+            return composite.batch_spec(s, size)
         if not isinstance(s, TensorSpec):
             raise TypeError("Cannot batch elements holding datasets; flat_map them first.")
         return TensorSpec(None if s.shape.rank is None else [size] + list(s.shape), s.dtype)
 
     return structure.map_structure(leaf, spec)
+
+
+def _grouped(dataset, size, drop_remainder, ragged=False):
+    """The iterate function of batches stacked element by element; a spec known
+    without running user code decides ragged and sparse components."""
+    def iterate():
+        spec = dataset.element_spec if ragged else dataset._static_spec()
+        pending = []
+        for element in dataset._iterate():
+            pending.append(element)
+            if len(pending) == size:
+                yield structure.stack(pending, spec=spec, ragged=ragged)
+                pending = []
+        if pending and not drop_remainder:
+            yield structure.stack(pending, spec=spec, ragged=ragged)
+
+    return iterate
 
 
 def _flatten_up_to(spec, value, what):
@@ -165,17 +185,19 @@ class Batching:
             return self._derive(cut, cardinality, spec, "_BatchDataset",
                                 batch=(size, drop_remainder))
 
-        def iterate():
-            pending = []
-            for element in self._iterate():
-                pending.append(element)
-                if len(pending) == size:
-                    yield structure.stack(pending)
-                    pending = []
-            if pending and not drop_remainder:
-                yield structure.stack(pending)
+        return self._derive(_grouped(self, size, drop_remainder), cardinality, spec,
+                            "_BatchDataset")
 
-        return self._derive(iterate, cardinality, spec, "_BatchDataset")
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batch elements that may differ in shape: a component whose spec has
+        unknown dimensions becomes a RaggedTensor, ragged up to the last of them;
+        one of fully known shape batches as `batch` does (TF's rule)."""
+        size = _positive(batch_size, "batch_size", "ragged_batch")
+        return self._derive(
+            _grouped(self, size, drop_remainder, ragged=True),
+            lambda: _batched_cardinality(self._known_cardinality(), size, drop_remainder),
+            lambda: _batched_spec(self.element_spec, size if drop_remainder else None, True),
+            "_DenseToRaggedDataset")
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -195,6 +217,9 @@ class Batching:
         size = _positive(batch_size, "batch_size", "padded_batch")
         spec = self.element_spec
         leaves = structure.flatten(spec)
+        if any(not isinstance(s, TensorSpec) for s in leaves):
+            raise TypeError(f"padded_batch is only supported for datasets of dense tensors; "
+                            f"the elements are {spec}. Use batch (or ragged_batch).")
         if padded_shapes is None:
             unknown = next((i for i, s in enumerate(leaves) if s.shape.rank is None), None)
             if unknown is not None:
@@ -249,10 +274,11 @@ class Batching:
                 in their first dimension.
         """
         specs = structure.flatten(self.element_spec)
-        if any(getattr(s, "shape", None) is not None and s.shape.rank == 0 for s in specs):
+        shapes = [getattr(s, "shape", None) for s in specs]
+        if any(shape is not None and shape.rank == 0 for shape in shapes):
             raise ValueError("Cannot unbatch an input with scalar components.")
-        known = [d for d in dict.fromkeys(s.shape[0] for s in specs if s.shape.rank)
-                 if d is not None]
+        known = [d for d in dict.fromkeys(shape[0] for shape in shapes
+                                          if shape is not None and shape.rank) if d is not None]
         if len(known) > 1:
             first, second = known[:2]
             raise ValueError(f"`unbatch()` is only supported for datasets of elements whose "
@@ -261,9 +287,10 @@ class Batching:
 
         def split(element):
             leaves = structure.flatten(element)
-            if any(np.ndim(leaf) == 0 for leaf in leaves):
+            if any(not composite.is_composite(leaf) and np.ndim(leaf) == 0 for leaf in leaves):
                 raise ValueError("Cannot unbatch an input with scalar components.")
-            sizes = [np.shape(leaf)[0] for leaf in leaves]
+            sizes = [composite.leading_size(leaf) if composite.is_composite(leaf) else
+                     np.shape(leaf)[0] for leaf in leaves]
             odd = next((i for i, s in enumerate(sizes) if s != sizes[0]), None)
             if odd is not None:
                 raise InvalidArgumentError(
@@ -279,16 +306,17 @@ class Batching:
 
         def cardinality():
             n = self._known_cardinality()
-            firsts = {s.shape[0] if s.shape.rank else None
-                      for s in structure.flatten(self.element_spec)}
+            firsts = {s.shape[0] if getattr(s, "shape", None) is not None and s.shape.rank
+                      else None for s in structure.flatten(self.element_spec)}
             if n in (INFINITE, UNKNOWN) or len(firsts) != 1 or None in firsts:
                 return UNKNOWN if n != INFINITE else n
             return n * firsts.pop()
 
         def spec():
             return structure.map_structure(
-                lambda s: TensorSpec(None if s.shape.rank is None else list(s.shape)[1:],
-                                     s.dtype), self.element_spec)
+                lambda s: composite.unbatch_spec(s) if composite.is_composite_spec(s) else
+                TensorSpec(None if s.shape.rank is None else list(s.shape)[1:], s.dtype),
+                self.element_spec)
 
         return self._derive(iterate, cardinality, spec, "_UnbatchDataset")
 

@@ -23,6 +23,7 @@ __all__ = [
     "assert_cardinality",
     "cardinality",
     "choose_from_datasets",
+    "dense_to_ragged_batch",
     "enumerate_dataset",
     "get_single_element",
     "make_csv_dataset",
@@ -65,6 +66,11 @@ def Counter(start=0, step=1, dtype=dtypes.int64, name=None):
 def enumerate_dataset(start=0):
     """For `dataset.apply(...)`: `dataset.enumerate(start)`."""
     return lambda dataset: dataset.enumerate(start)
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
+    """For `dataset.apply(...)`: `dataset.ragged_batch(batch_size, drop_remainder)`."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
@@ -112,7 +118,7 @@ def assert_cardinality(expected_cardinality):
                                            f"{_elements(expected)} but contained only "
                                            f"{_elements(count)}.")
 
-        return dataset._derive(iterate, expected, lambda: dataset.element_spec,
+        return dataset._derive(iterate, expected, dataset._same_spec(),
                                "_AssertCardinalityDataset")
 
     return apply

@@ -12,7 +12,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec, _UnknownRankShape
 from ..random import generator as random_generator
-from . import structure
+from . import composite, structure
 from .structure import INFINITE, UNKNOWN
 
 __all__ = ["Sources"]
@@ -28,13 +28,15 @@ def _slices_of(tensors):
         if hasattr(leaf, "_iterate"):
             raise TypeError("from_tensor_slices cannot slice a Dataset; use "
                             "Dataset.zip or flat_map.")
-    if any(np.ndim(leaf) == 0 for leaf in leaves):
+    if any(not composite.is_composite(leaf) and np.ndim(leaf) == 0 for leaf in leaves):
         shapes = [tuple(np.shape(leaf)) for leaf in leaves]
         raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: "
                          f"from_tensor_slices got a component of shape () (shapes: {shapes}).")
-    sizes = [np.shape(leaf)[0] for leaf in leaves]
+    sizes = [composite.leading_size(leaf) if composite.is_composite(leaf) else np.shape(leaf)[0]
+             for leaf in leaves]
     if len(set(sizes)) != 1:
-        shapes = ", ".join(str(tuple(np.shape(leaf))) for leaf in leaves)
+        shapes = ", ".join(str(tuple(leaf.shape)) if composite.is_composite(leaf) else
+                           str(tuple(np.shape(leaf))) for leaf in leaves)
         odd = next(s for s in sizes if s != sizes[0])
         raise ValueError(f"Dimensions {sizes[0]} and {odd} are not compatible: "
                          f"from_tensor_slices needs components with the same first dimension; "
@@ -159,13 +161,16 @@ class Sources:
         """
         components, n = _slices_of(tensors)
         spec = structure.map_structure(
-            lambda a: TensorSpec(np.shape(a)[1:], structure._dtype_of(a)), components)
+            lambda a: composite.unbatch_spec(composite.spec_of(a)) if composite.is_composite(a)
+            else TensorSpec(np.shape(a)[1:], structure._dtype_of(a)), components)
+        dense = not any(composite.is_composite(a) for a in structure.flatten(components))
 
         def iterate():
             for i in range(n):
                 yield structure.map_structure(lambda a, i=i: structure.row(a, i), components)
 
-        return cls._new(iterate, n, spec, "_TensorSliceDataset", slices=components)
+        return cls._new(iterate, n, spec, "_TensorSliceDataset",
+                        slices=components if dense else None)
 
     @classmethod
     def from_tensors(cls, tensors, name=None):

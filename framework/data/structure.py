@@ -9,6 +9,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
+from . import composite
 
 __all__ = ["AUTOTUNE", "INFINITE", "UNKNOWN", "DatasetSpec", "call_unpacked", "check_same_structure", "flatten", "function_output", "map_structure", "pack_as", "row", "scalar_bool", "spec_of", "stack", "to_component", "to_components", "to_numpy", "to_tensors", "unknown_sizes"]
 
@@ -89,7 +90,7 @@ def to_component(value):
         return convert_to_tensor(value)._value  # a Variable is read
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSU":
         return value
-    if hasattr(value, "_iterate"):
+    if hasattr(value, "_iterate") or composite.is_composite(value):
         return value
     if value is None:
         raise TypeError("A dataset component cannot be None: give a tensor, a NumPy array or "
@@ -103,7 +104,10 @@ def to_components(element):
 
 def row(array, i):
     """`array[i]` as a component: a string scalar stays a 0-d object array, the
-    form string Tensors hold (NumPy would give the bare bytes)."""
+    form string Tensors hold (NumPy would give the bare bytes); a RaggedTensor's
+    or SparseTensor's row is composite.row's."""
+    if composite.is_composite(array):
+        return composite.row(array, i)
     value = array[i]
     if isinstance(value, bytes):
         return np.array(value, dtype=object)
@@ -111,7 +115,8 @@ def row(array, i):
 
 
 def _tensor(value):
-    return value if hasattr(value, "_iterate") else Tensor(value)
+    return value if hasattr(value, "_iterate") or composite.is_composite(value) else \
+        Tensor(value)
 
 
 def to_tensors(element):
@@ -124,6 +129,8 @@ def _numpy(value):
         raise TypeError("Dataset.as_numpy_iterator() is not supported for datasets that produce "
                         "values of type DatasetSpec (such as the windows of `window`): iterate "
                         "the dataset itself.")
+    if composite.is_composite(value):
+        return value  # TF gives RaggedTensorValue / SparseTensorValue objects
     if value.dtype.kind in "OSU":
         return Tensor(value).numpy()
     return value
@@ -172,6 +179,8 @@ def spec_of(element, unknown_sizes=()):
     def leaf_spec(value):
         if hasattr(value, "_iterate"):
             return DatasetSpec(value.element_spec)
+        if composite.is_composite(value):
+            return composite.spec_of(value)
         shape = [None if d in unknown_sizes else d for d in np.shape(value)]
         return TensorSpec(shape, _dtype_of(value))
 
@@ -219,13 +228,20 @@ def scalar_bool(value, what):
     return bool(array)
 
 
-def stack(elements, what="batch"):
-    """Stack equal-shaped elements along a new first axis, or raise TF's error."""
+def stack(elements, what="batch", spec=None, ragged=False):
+    """Stack equal-shaped elements along a new first axis, or raise TF's error.
+
+    Components whose `spec` is ragged or sparse (or that are RaggedTensors or
+    SparseTensors) batch into one of those; with `ragged`, dense components of
+    different shapes batch into a RaggedTensor (dense_to_ragged_batch)."""
     first = flatten(elements[0])
+    specs = [None] * len(first) if spec is None else flatten(spec)
     columns = [[leaf] for leaf in first]
+    special = [ragged and isinstance(s, TensorSpec) or composite.is_composite(leaf)
+               or composite.is_composite_spec(s) for leaf, s in zip(first, specs)]
     for j, element in enumerate(elements[1:], 1):
         for i, (column, leaf) in enumerate(zip(columns, flatten(element))):
-            if np.shape(leaf) != np.shape(column[0]):
+            if not special[i] and np.shape(leaf) != np.shape(column[0]):
                 raise InvalidArgumentError(
                     f"Cannot {what} tensors with different shapes in component {i}. First "
                     f"element had shape {list(np.shape(column[0]))} and element {j} had shape "
@@ -234,4 +250,6 @@ def stack(elements, what="batch"):
     for column in columns:
         if hasattr(column[0], "_iterate"):
             raise TypeError(f"Cannot {what} elements holding datasets; flat_map them first.")
-    return pack_as(elements[0], [np.stack(column) for column in columns])
+    return pack_as(elements[0], [
+        composite.stack(column, s if s is not None else spec_of(column[0])) if is_special
+        else np.stack(column) for column, s, is_special in zip(columns, specs, special)])

@@ -13,7 +13,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
 from ..random import generator
-from . import structure
+from . import composite, structure
 from .structure import AUTOTUNE, INFINITE, UNKNOWN
 
 __all__ = ["Transformations"]
@@ -66,6 +66,8 @@ def _output_spec(dataset, func, samples=2):
         return first  # outputs of different structures: iterating will tell
 
     def leaf(spec, values):
+        if composite.is_composite_spec(spec):
+            return composite.relaxed(values)
         if not isinstance(spec, TensorSpec):
             return spec
         shapes = [np.shape(v) for v in values]
@@ -124,7 +126,7 @@ class Transformations:
                 if structure.scalar_bool(structure.call_unpacked(predicate, element), "filter"):
                     yield element
 
-        return self._derive(iterate, UNKNOWN, lambda: self.element_spec, "_FilterDataset")
+        return self._derive(iterate, UNKNOWN, self._same_spec(), "_FilterDataset")
 
     def take_while(self, predicate, name=None):
         """The elements up to the first for which `predicate` returns False."""
@@ -135,7 +137,7 @@ class Transformations:
                     return
                 yield element
 
-        return self._derive(iterate, UNKNOWN, lambda: self.element_spec, "_TakeWhileDataset")
+        return self._derive(iterate, UNKNOWN, self._same_spec(), "_TakeWhileDataset")
 
     def flat_map(self, map_func, name=None):
         """Map each element to a dataset and chain their elements, in order."""
@@ -233,7 +235,7 @@ class Transformations:
                 buffer_size >= n:
             slices = self._slices
             return self._derive(lambda: _slices_in(slices, rng().permutation(n)),
-                                self._cardinality_value, lambda: self.element_spec,
+                                self._cardinality_value, self._same_spec(),
                                 "_ShuffleDataset", slices=slices,
                                 order=lambda: rng().permutation(n))
 
@@ -252,7 +254,7 @@ class Transformations:
                 buffer[i], buffer[-1] = buffer[-1], buffer[i]
                 yield buffer.pop()
 
-        return self._derive(iterate, self._cardinality_value, lambda: self.element_spec,
+        return self._derive(iterate, self._cardinality_value, self._same_spec(),
                             "_ShuffleDataset")
 
     def repeat(self, count=None, name=None):
@@ -276,7 +278,7 @@ class Transformations:
                 return INFINITE
             return n if n < 0 else n * count
 
-        return self._derive(iterate, cardinality, lambda: self.element_spec, "_RepeatDataset")
+        return self._derive(iterate, cardinality, self._same_spec(), "_RepeatDataset")
 
     def take(self, count, name=None):
         """The first `count` elements (all of them for -1)."""
@@ -293,7 +295,7 @@ class Transformations:
                 return n
             return count if n == INFINITE else min(n, count)
 
-        return self._derive(iterate, cardinality, lambda: self.element_spec, "_TakeDataset")
+        return self._derive(iterate, cardinality, self._same_spec(), "_TakeDataset")
 
     def skip(self, count, name=None):
         """All but the first `count` elements (none for -1)."""
@@ -313,7 +315,7 @@ class Transformations:
                 return n
             return 0 if count < 0 else max(n - count, 0)
 
-        return self._derive(iterate, cardinality, lambda: self.element_spec, "_SkipDataset")
+        return self._derive(iterate, cardinality, self._same_spec(), "_SkipDataset")
 
     def shard(self, num_shards, index, name=None):
         """Every `num_shards`-th element, starting at `index`."""
@@ -328,7 +330,7 @@ class Transformations:
             return n if n < 0 else n // num_shards + (index < n % num_shards)
 
         return self._derive(lambda: itertools.islice(self._iterate(), index, None, num_shards),
-                            cardinality, lambda: self.element_spec, "_ShardDataset")
+                            cardinality, self._same_spec(), "_ShardDataset")
 
     def enumerate(self, start=0, name=None):
         """(index, element) pairs, the index an int64 counting from `start`."""
@@ -387,7 +389,7 @@ class Transformations:
             if not done:
                 done.append(written)
 
-        return self._derive(iterate, self._cardinality_value, lambda: self.element_spec,
+        return self._derive(iterate, self._cardinality_value, self._same_spec(),
                             "CacheDataset")
 
     def prefetch(self, buffer_size, name=None):

@@ -139,9 +139,9 @@ def test_missing_tf_data_names_are_named():
     with pytest.raises(AttributeError, match="tf.data.FixedLengthRecordDataset is not "
                                              "implemented in tapeflow. tf.data has: AUTOTUNE"):
         _ = tf.data.FixedLengthRecordDataset
-    with pytest.raises(AttributeError, match="tf.data.experimental.dense_to_ragged_batch is "
+    with pytest.raises(AttributeError, match="tf.data.experimental.group_by_reducer is "
                                              "not implemented"):
-        _ = tf.data.experimental.dense_to_ragged_batch
+        _ = tf.data.experimental.group_by_reducer
     with pytest.raises(AttributeError, match="Dataset.ignore_errors is a tf.data method"):
         _ = D.range(3).ignore_errors
     with pytest.raises(AttributeError, match="'Dataset' object has no attribute 'nope'"):
