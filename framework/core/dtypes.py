@@ -63,6 +63,9 @@ class DType:
     def __repr__(self):
         return f"tf.{self.name}"
 
+    def __str__(self):
+        return f"<dtype: '{self.name}'>"  # TF's str; its repr is tf.float32
+
     def __eq__(self, other):
         if isinstance(other, DType):
             return self._np == other._np

@@ -244,3 +244,8 @@ def test_string_tensors_print_and_pickle():
     assert stream.getvalue() == '["a" "b"] "x"\n[["a" "b"]]\n'
     back = pickle.loads(pickle.dumps(tf.constant(["a", "é"])))
     assert back.dtype == tf.string and back.numpy().tolist() == [b"a", "é".encode()]
+
+
+def test_dtype_str_and_repr_are_tfs():
+    assert str(tf.string) == "<dtype: 'string'>" and repr(tf.string) == "tf.string"
+    assert str(tf.float32) == "<dtype: 'float32'>" and f"{tf.int64}" == "<dtype: 'int64'>"
