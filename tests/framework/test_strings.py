@@ -2,6 +2,7 @@
 and values printed by TF itself), over scalars, vectors, matrices and
 RaggedTensors, with TF's errors."""
 
+import random
 import re
 import string
 
@@ -212,6 +213,20 @@ def test_fingerprint64_equals_tf_on_every_length_branch():
                 3688229565335330613, 526236191678461824]
     assert [fingerprint64(s) % 2**62 for s in strings] == expected
     assert S.to_hash_bucket_fast(strings, 2**62).numpy().tolist() == expected
+
+
+def test_fingerprint64_equals_tf_on_302_random_strings():
+    # TF 2.21's to_hash_bucket_fast(data, 2**63 - 1) for random bytes of every length
+    # 0..299, 1000 and 4097, folded into one number (first and last listed as well).
+    random_bytes = random.Random(0).randrange
+    data = [bytes(random_bytes(256) for _ in range(n)) for n in [*range(300), 1000, 4097]]
+    hashes = [fingerprint64(s) % (2**63 - 1) for s in data]
+    assert hashes[:3] == [1936946117179621456, 3190392007408739807, 5653549088389514231]
+    assert hashes[-1] == 1892568122334683462
+    folded = 0
+    for h in hashes:
+        folded = (folded * 1000003 + h) % (2**61 - 1)
+    assert folded == 2294691624930108288
 
 
 @pytest.mark.parametrize("call, error, match", [
