@@ -27,8 +27,8 @@ def _printf_spec(dtype, precision, scientific, shortest, width, fill):
     if fill and fill not in _FILL_FLAGS:
         raise InvalidArgumentError(f'Fill argument not supported: "{fill}" [Op:AsString]')
     if precision > -1 and dtype.kind in "iu":
-        raise InvalidArgumentError(f"precision not supported for datatype {dtypes._BY_NUMPY[dtype].name} "
-                                   "[Op:AsString]")
+        raise InvalidArgumentError(f"precision not supported for datatype "
+                                   f"{dtypes.as_dtype(dtype).name} [Op:AsString]")
     spec = "%" + fill + (str(width) if width > -1 else "") + \
         (f".{precision}" if precision > -1 else "")
     if dtype.kind in "iu":
@@ -37,8 +37,8 @@ def _printf_spec(dtype, precision, scientific, shortest, width, fill):
 
 
 @over_ragged
-def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",  # noqa: A002
-              name=None):
+def as_string(input, precision=-1, scientific=False, shortest=False,  # noqa: A002
+              width=-1, fill="", name=None):
     """Format each number as text, as tf.strings.as_string (C's printf rules:
     `%f` by default, `%e` with `scientific`, `%g` with `shortest`; `width` pads
     with spaces, or zeros with `fill='0'`, or on the right with `fill='-'`).

@@ -199,8 +199,8 @@ def test_to_number_matches_tf_parsing():
     ("1e3", tf.int32), ("2147483648", tf.int32), (" ", tf.int32), ("+-1", tf.int32),
     ("-1", tf.uint32)])
 def test_to_number_names_the_bad_string(text, out_type):
-    with pytest.raises(InvalidArgumentError,
-                       match="StringToNumberOp could not correctly convert string: " + re.escape(text)):
+    message = "StringToNumberOp could not correctly convert string: " + re.escape(text)
+    with pytest.raises(InvalidArgumentError, match=message):
         S.to_number(["1", text], out_type=out_type)
 
 
