@@ -26,6 +26,8 @@ def flatten(element):
     """The components of `element`, depth first, dict values in sorted key order."""
     if not _is_structure(element):
         return [element]
+    if type(element) is tuple and not any(isinstance(v, (tuple, dict)) for v in element):
+        return list(element)
     items = [element[k] for k in sorted(element)] if isinstance(element, dict) else element
     return [leaf for item in items for leaf in flatten(item)]
 
@@ -53,7 +55,18 @@ def _build(item, leaves):
 
 
 def map_structure(fn, element):
+    if not isinstance(element, _STRUCTURES):
+        return fn(element)
+    if type(element) is tuple:
+        for v in element:
+            if isinstance(v, _STRUCTURES):
+                break
+        else:  # the common flat (features, label): no rebuild
+            return tuple([fn(v) for v in element])
     return pack_as(element, [fn(leaf) for leaf in flatten(element)])
+
+
+_STRUCTURES = (tuple, dict)
 
 
 def check_same_structure(expected, got, what):
@@ -86,6 +99,8 @@ def to_component(value):
     to float32); NumPy arrays keep their dtype, text becomes tf.string's object
     arrays of bytes. A Dataset stays a Dataset.
     """
+    if type(value) is Tensor:
+        return value._value
     if isinstance(value, Tensor):
         return convert_to_tensor(value)._value  # a Variable is read
     if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSU":
@@ -236,20 +251,23 @@ def stack(elements, what="batch", spec=None, ragged=False):
     different shapes batch into a RaggedTensor (dense_to_ragged_batch)."""
     first = flatten(elements[0])
     specs = [None] * len(first) if spec is None else flatten(spec)
-    columns = [[leaf] for leaf in first]
-    special = [ragged and isinstance(s, TensorSpec) or composite.is_composite(leaf)
-               or composite.is_composite_spec(s) for leaf, s in zip(first, specs)]
-    for j, element in enumerate(elements[1:], 1):
-        for i, (column, leaf) in enumerate(zip(columns, flatten(element))):
-            if not special[i] and np.shape(leaf) != np.shape(column[0]):
-                raise InvalidArgumentError(
-                    f"Cannot {what} tensors with different shapes in component {i}. First "
-                    f"element had shape {list(np.shape(column[0]))} and element {j} had shape "
-                    f"{list(np.shape(leaf))}.")
-            column.append(leaf)
-    for column in columns:
-        if hasattr(column[0], "_iterate"):
+    columns = list(zip(*[flatten(e) for e in elements]))
+    stacked = []
+    for i, (column, leaf_spec) in enumerate(zip(columns, specs)):
+        leaf = column[0]
+        if hasattr(leaf, "_iterate"):
             raise TypeError(f"Cannot {what} elements holding datasets; flat_map them first.")
-    return pack_as(elements[0], [
-        composite.stack(column, s if s is not None else spec_of(column[0])) if is_special
-        else np.stack(column) for column, s, is_special in zip(columns, specs, special)])
+        if ragged and isinstance(leaf_spec, TensorSpec) or composite.is_composite(leaf) or \
+                composite.is_composite_spec(leaf_spec):
+            stacked.append(composite.stack(column, leaf_spec if leaf_spec is not None else
+                                           spec_of(leaf)))
+            continue
+        try:
+            stacked.append(np.stack(column))
+        except ValueError:  # shapes differ: name the first that does, as TF
+            j = next(j for j, v in enumerate(column) if np.shape(v) != np.shape(leaf))
+            raise InvalidArgumentError(
+                f"Cannot {what} tensors with different shapes in component {i}. First element "
+                f"had shape {list(np.shape(leaf))} and element {j} had shape "
+                f"{list(np.shape(column[j]))}.") from None
+    return pack_as(elements[0], stacked)
