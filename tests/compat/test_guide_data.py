@@ -115,8 +115,6 @@ def test_dataset_structure():
     assert printed == ['shapes: (10,), (), (100,)'] * 4
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.data.Dataset.from_tensors of a SparseTensor and tf.SparseTensorSpec: today TypeError 'A SparseTensor of shape [3, 4] cannot be converted to a dense Tensor implicitly': issue 15"))
 def test_dataset_structure_of_a_sparse_tensor():
     # Dataset containing a sparse tensor.
     dataset4 = tf.data.Dataset.from_tensors(tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4]))

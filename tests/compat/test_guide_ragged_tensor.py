@@ -326,8 +326,6 @@ def _as_lists(dataset):
              for name, value in element.items()} for element in dataset]
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.data.Dataset.from_tensor_slices of RaggedTensors (today TypeError 'A RaggedTensor ... cannot be converted to a dense Tensor' from framework/data/structure.py:97) and tf.data.experimental.dense_to_ragged_batch: issue 15"))
 def test_datasets():
     # What tf.io.parse_example gives in the "tf.Example" section.
     feature_tensors = {

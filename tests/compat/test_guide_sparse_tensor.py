@@ -161,12 +161,6 @@ def test_keras():
   np.testing.assert_array_equal(predicted[1:4], np.zeros((3, 4)))
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.data.Dataset.from_tensor_slices of a SparseTensor (then batch/unbatch/map "
-    "of sparse elements); today ValueError \"Can't convert Python sequence with mixed "
-    "types to Tensor: SparseTensor(...) (SparseTensor) sits among strings\" "
-    "(framework/data/sources.py:23 -> framework/core/string_values.py:29, a misleading "
-    "message): issue 15"))
 def test_tf_data():
   sparse_data = _sparse_data()
   dataset = tf.data.Dataset.from_tensor_slices(sparse_data)
