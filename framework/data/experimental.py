@@ -2,11 +2,9 @@
 (AUTOTUNE, cardinality and its constants, AutoShardPolicy, Counter, the
 function forms of transformations that later moved onto Dataset)."""
 
-import itertools
 
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
-from ..core.tensor_spec import TensorSpec
 from .csv_files import CsvDataset, make_csv_dataset
 from .dataset import Dataset
 from .missing import missing_attribute
@@ -56,11 +54,9 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
 
-def Counter(start=0, step=1, dtype=dtypes.int64, name=None):
-    """An infinite dataset counting from `start` by `step`."""
-    cast = dtypes.as_dtype(dtype)._np.type
-    return Dataset._new(lambda: (cast(v) for v in itertools.count(int(start), int(step))),
-                        INFINITE, TensorSpec([], dtype), "_CounterDataset")
+def Counter(start=0, step=1, dtype=dtypes.int64, name=None):  # TF's name
+    """An infinite dataset counting from `start` by `step` (`Dataset.counter`)."""
+    return Dataset.counter(start, step, dtype)
 
 
 def enumerate_dataset(start=0):

@@ -131,6 +131,14 @@ def _parts_up_to(signature, value):
     return [value]
 
 
+def _weights(weights, count):
+    row = np.asarray(structure.to_component(weights), dtype=np.float64).reshape(-1)
+    if row.shape != (count,):
+        raise ValueError(f"Invalid `weights`. The shape of `weights` should be ({count},), got "
+                         f"{row.shape}.")
+    return row
+
+
 def _matching_files(file_pattern):
     patterns = structure.to_component(file_pattern)
     patterns = [p.decode() if isinstance(p, bytes) else str(p)
@@ -283,6 +291,13 @@ class Sources:
         return dataset
 
     @classmethod
+    def counter(cls, start=0, step=1, dtype=dtypes.int64, name=None):
+        """An infinite dataset counting from `start` by `step`."""
+        cast = dtypes.as_dtype(dtype)._np.type
+        return cls._new(lambda: (cast(v) for v in itertools.count(int(start), int(step))),
+                        INFINITE, TensorSpec([], dtype), "_CounterDataset")
+
+    @classmethod
     def random(cls, seed=None, rerandomize_each_iteration=None, name=None):
         """An infinite dataset of random int64 scalars (uniform over int64); the
         same sequence on every pass unless `rerandomize_each_iteration`, and on
@@ -303,16 +318,18 @@ class Sources:
     def sample_from_datasets(cls, datasets, weights=None, seed=None,
                              stop_on_empty_dataset=False, rerandomize_each_iteration=None):
         """Each element is drawn from one of `datasets`, chosen at random with
-        probabilities `weights` (uniform by default). An exhausted dataset is
-        dropped from the draw, or ends the result if `stop_on_empty_dataset`."""
+        probabilities `weights` (uniform by default; or a Dataset of weight
+        vectors, one per draw, as TF allows). An exhausted dataset is dropped
+        from the draw, or ends the result if `stop_on_empty_dataset`."""
         datasets = list(datasets)
         if not datasets:
             raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-        probabilities = np.full(len(datasets), 1.0 / len(datasets)) if weights is None else \
-            np.asarray(structure.to_component(weights), dtype=np.float64).reshape(-1)
-        if probabilities.shape != (len(datasets),):
-            raise ValueError(f"Invalid `weights`. The shape of `weights` should be "
-                             f"({len(datasets)},), got {probabilities.shape}.")
+        if hasattr(weights, "_iterate"):
+            weight_rows = weights
+        else:
+            fixed = np.full(len(datasets), 1.0 / len(datasets)) if weights is None else \
+                _weights(weights, len(datasets))
+            weight_rows = None
         base = int(random_generator(seed).integers(2**63))
         passes = itertools.count()
         rerandomize = rerandomize_each_iteration
@@ -320,14 +337,19 @@ class Sources:
         def iterate():
             draw = np.random.default_rng([base, next(passes) if rerandomize else 0])
             iterators = [d._iterate() for d in datasets]
-            live = probabilities.copy()
-            while live.sum() > 0:
+            rows = itertools.repeat(fixed) if weight_rows is None else \
+                (_weights(w, len(datasets)) for w in weight_rows._iterate())
+            ended = np.zeros(len(datasets), bool)
+            for row in rows:
+                live = np.where(ended, 0.0, row)
+                if live.sum() <= 0:
+                    return
                 i = int(draw.choice(len(live), p=live / live.sum()))
                 element = next(iterators[i], None)
                 if element is None:
                     if stop_on_empty_dataset:
                         return
-                    live[i] = 0.0
+                    ended[i] = True
                     continue
                 yield element
 

@@ -107,6 +107,9 @@ def to_component(value):
         return value
     if hasattr(value, "_iterate") or composite.is_composite(value):
         return value
+    if hasattr(value, "__array__") and not isinstance(value, (list, tuple, Tensor, np.ndarray,
+                                                              np.generic)):
+        return to_component(np.asarray(value))  # a pandas Series keeps its dtype, as in TF
     if value is None:
         raise TypeError("A dataset component cannot be None: give a tensor, a NumPy array or "
                         "a Python number or list.")

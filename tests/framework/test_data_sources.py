@@ -256,3 +256,26 @@ def test_checkpoint_saves_and_restores_an_iterators_position(tmp_path):
     fresh = iter(D.range(20).map(lambda x: x * 2))
     tf.train.Checkpoint(step=tf.Variable(0), iterator=fresh).restore(path)
     assert int(next(fresh)) == 10                                  # another run resumes too
+
+
+def test_counter_and_sample_with_a_dataset_of_weights():
+    assert values(D.counter(3, 2).take(3)) == [3, 5, 7]
+    assert D.counter().cardinality().numpy() == tf.data.INFINITE_CARDINALITY
+    first_then_second = D.from_tensors([1.0, 0.0]).repeat(2).concatenate(
+        D.from_tensors([0.0, 1.0]).repeat())
+    mixed = D.sample_from_datasets([D.range(3), D.range(100, 103)], weights=first_then_second)
+    assert values(mixed) == [0, 1, 100, 101, 102]   # one weight row per draw, as TF
+
+
+def test_array_likes_keep_their_dtype_as_pandas_columns_do():
+    class Column:   # what dict(pandas.DataFrame) holds: objects with __array__
+        def __init__(self, array):
+            self.array = array
+
+        def __array__(self, dtype=None, copy=None):
+            return self.array
+
+    ds = D.from_tensor_slices({"n": Column(np.array([1, 2], np.int64)),
+                               "s": Column(np.array(["a", "b"], object))})
+    assert ds.element_spec == {"n": tf.TensorSpec((), tf.int64), "s": tf.TensorSpec((), tf.string)}
+    assert values(ds) == [{"n": 1, "s": b"a"}, {"n": 2, "s": b"b"}]
