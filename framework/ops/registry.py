@@ -91,7 +91,7 @@ class Op:
             else:
                 out = self.forward(*[t._value for t in inputs], **attrs)
         except (TypeError, ValueError):
-            if any(t._value.dtype is _OBJECT for t in inputs):
+            if self.name not in STRING_OPS and any(t._value.dtype is _OBJECT for t in inputs):
                 raise _no_string_kernel(self, inputs) from None
             raise
         if type(out) is bytes:  # NumPy hands back the bare element of a rank-0 string

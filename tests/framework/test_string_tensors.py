@@ -249,3 +249,11 @@ def test_string_tensors_print_and_pickle():
 def test_dtype_str_and_repr_are_tfs():
     assert str(tf.string) == "<dtype: 'string'>" and repr(tf.string) == "tf.string"
     assert str(tf.float32) == "<dtype: 'float32'>" and f"{tf.int64}" == "<dtype: 'int64'>"
+
+
+def test_string_ops_keep_their_own_errors():
+    from tapeflow.ops import shape as _s
+    a, b = tf.constant([["a"]]), tf.constant([["b", "c"]])
+    with pytest.raises(ValueError) as raised:
+        _s.concat(a, b, axis=0)  # unchecked primitive: NumPy's shape error, not "no kernel"
+    assert "no kernel for strings" not in str(raised.value)
