@@ -41,10 +41,16 @@ def _first_output(dataset, func):
     An empty input is called on zeros of its spec, unknown sizes taken as 0."""
     first = next(dataset._iterate(), _NONE)
     if first is _NONE:
-        first = structure.map_structure(
-            lambda s: np.zeros([d or 0 for d in s.shape] if s.shape.rank is not None else [],
-                               s.dtype._np), dataset.element_spec)
+        first = structure.map_structure(_placeholder, dataset.element_spec)
     return func(first), structure.unknown_sizes(dataset.element_spec, first)
+
+
+def _placeholder(spec):
+    """Zeros (b'' for strings) of a spec's shape, unknown sizes taken as 0."""
+    shape = [d or 0 for d in spec.shape] if spec.shape.rank is not None else []
+    if spec.dtype == dtypes.string:
+        return np.full(shape, b"", dtype=object)
+    return np.zeros(shape, spec.dtype._np)
 
 
 def _output_spec(dataset, func, samples=2):
