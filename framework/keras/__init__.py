@@ -2,12 +2,13 @@
 
 Most of it is aliases: `tf.keras.layers is tapeflow.layers`, likewise models,
 optimizers, losses, metrics, callbacks, initializers, regularizers,
-constraints, activations, datasets, backend and utils. They import by dotted path as
+constraints, activations, datasets and backend. They import by dotted path as
 in Keras (`from tapeflow.keras.layers import Dense`,
 `import tapeflow.keras.optimizers.schedules`) through `_AliasFinder`, which
 hands back the real module, so no module is ever loaded twice under two names.
-The modules here are Keras's own namespaces: `preprocessing`, `saving`,
-`mixed_precision`, and Keras 3's backend-neutral `ops` and `random`.
+The modules here are Keras's own namespaces: `utils` (tapeflow.utils and the
+Dataset builders), `preprocessing`, `saving`, `mixed_precision`, and Keras 3's
+backend-neutral `ops` and `random`.
 Everything loads on first access, so `import tapeflow` pays for none of it.
 """
 
@@ -29,10 +30,9 @@ _ALIASES = {
     "activations": "tapeflow.activations",
     "datasets": "tapeflow.datasets",
     "backend": "tapeflow.backend",
-    "utils": "tapeflow.utils",
 }
 # Modules of this package (Keras namespaces with no counterpart elsewhere).
-_OWN = ("preprocessing", "mixed_precision", "ops", "random", "saving")
+_OWN = ("preprocessing", "mixed_precision", "ops", "random", "saving", "utils")
 _MODEL_NAMES = ("Model", "Sequential", "Input")
 
 

@@ -14,7 +14,7 @@ import tapeflow as tf
 from tapeflow.testing import gradcheck
 
 ALIASES = ["layers", "models", "optimizers", "losses", "metrics", "callbacks", "initializers",
-           "regularizers", "constraints", "activations", "datasets", "backend", "utils"]
+           "regularizers", "constraints", "activations", "datasets", "backend"]
 
 
 @pytest.mark.parametrize("name", ALIASES)
@@ -22,6 +22,26 @@ def test_each_alias_is_the_module_itself(name):
     dotted = importlib.import_module(f"tapeflow.keras.{name}")
     assert dotted is importlib.import_module(f"tapeflow.{name}") is getattr(tf.keras, name)
     assert dotted.__spec__.name == f"tapeflow.{name}"  # its own spec, not the alias's
+
+
+def test_keras_utils_is_tapeflow_utils_plus_the_dataset_builders():
+    import tapeflow.utils
+    from tapeflow.keras.utils import image_dataset_from_directory, pad_sequences
+    assert pad_sequences is tapeflow.utils.pad_sequences
+    assert all(getattr(tf.keras.utils, n) is getattr(tapeflow.utils, n)
+               for n in tapeflow.utils.__all__)
+    assert image_dataset_from_directory.__module__ == "tapeflow.utils.directory_datasets"
+    assert callable(tf.keras.utils.timeseries_dataset_from_array)
+
+
+def test_layers_do_not_load_tf_data_in_a_fresh_process():
+    code = ("import sys, tapeflow as tf\n"
+            "import tapeflow.utils\n"
+            "tf.keras.layers.RandomFlip, tapeflow.utils.pad_sequences\n"
+            "print('tapeflow.data' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False"]
 
 
 def test_the_import_forms_programs_use():
