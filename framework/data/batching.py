@@ -53,10 +53,14 @@ def _grouped(dataset, size, drop_remainder, ragged=False):
         for element in dataset._iterate():
             pending.append(element)
             if len(pending) == size:
-                yield structure.stack(pending, spec=spec, ragged=ragged)
+                batch = structure.skipped(structure.stack, pending, "batch", spec, ragged)
+                if batch is not structure.SKIP:
+                    yield batch
                 pending = []
         if pending and not drop_remainder:
-            yield structure.stack(pending, spec=spec, ragged=ragged)
+            batch = structure.skipped(structure.stack, pending, "batch", spec, ragged)
+            if batch is not structure.SKIP:
+                yield batch
 
     return iterate
 

@@ -91,10 +91,13 @@ def _records(names, columns, compression, header, field_delim, use_quote_delim, 
             rows = _rows(file_name, compression, field_delim, use_quote_delim, header)
             for number, row in enumerate(rows):
                 try:
-                    yield record(row, number)
+                    parsed = structure.skipped(record, row, number)
                 except InvalidArgumentError:
                     if not skip_errors:
                         raise
+                    continue
+                if parsed is not structure.SKIP:
+                    yield parsed
 
     return iterate
 

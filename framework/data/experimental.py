@@ -24,6 +24,7 @@ __all__ = [
     "dense_to_ragged_batch",
     "enumerate_dataset",
     "get_single_element",
+    "ignore_errors",
     "make_csv_dataset",
     "map_and_batch",
     "parallel_interleave",
@@ -67,6 +68,11 @@ def enumerate_dataset(start=0):
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
     """For `dataset.apply(...)`: `dataset.ragged_batch(batch_size, drop_remainder)`."""
     return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+def ignore_errors(log_warning=False):
+    """For `dataset.apply(...)`: `dataset.ignore_errors(log_warning)`."""
+    return lambda dataset: dataset.ignore_errors(log_warning)
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

@@ -229,7 +229,9 @@ class Sources:
 
         def iterate():
             for value in generator(*call_args):
-                yield _generated(value, signature)
+                element = structure.skipped(_generated, value, signature)
+                if element is not structure.SKIP:
+                    yield element
 
         return cls._new(iterate, UNKNOWN, signature, "_FlatMapDataset")
 

@@ -3,6 +3,10 @@ namedtuples and dicts are structure; a Python list is one component, converted
 to a tensor, as TF's tf.data nest), the conversion of components to the NumPy
 values pipelines pass along, their `TensorSpec`s and `DatasetSpec`."""
 
+import contextlib
+import logging
+import threading
+
 import numpy as np
 
 from ..core import dtypes
@@ -215,6 +219,35 @@ def unknown_sizes(spec, element):
             continue
         sizes.update(d for d, s in zip(np.shape(value), shape) if s is None)
     return sizes
+
+
+_IGNORING = threading.local()   # set while an ignore_errors pulls from its input
+SKIP = object()                 # what `skipped` returns for an element whose error is ignored
+
+
+def skipped(fn, *args):
+    """`fn(*args)`, or SKIP if it raises while a `Dataset.ignore_errors` downstream
+    is pulling (TF drops such elements); the error propagates otherwise."""
+    try:
+        return fn(*args)
+    except Exception as error:
+        if not getattr(_IGNORING, "depth", 0):
+            raise
+        if _IGNORING.log:
+            logging.getLogger("tapeflow").warning("Dataset.ignore_errors dropped an element: "
+                                                  "%s: %s", type(error).__name__, error)
+        return SKIP
+
+
+@contextlib.contextmanager
+def errors_ignored(log_warning):
+    """The scope in which `skipped` drops elements instead of raising."""
+    outer = getattr(_IGNORING, "depth", 0), getattr(_IGNORING, "log", False)
+    _IGNORING.depth, _IGNORING.log = outer[0] + 1, log_warning
+    try:
+        yield
+    finally:
+        _IGNORING.depth, _IGNORING.log = outer
 
 
 def call_unpacked(func, element):

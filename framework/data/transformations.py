@@ -13,8 +13,9 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
 from ..random import generator
-from . import composite, structure
+from . import structure
 from .structure import AUTOTUNE, INFINITE, UNKNOWN
+from .tracing import first_output, most_specific, output_spec
 
 __all__ = ["Transformations"]
 
@@ -34,57 +35,6 @@ def _parallel_calls(value):
     if value is not None and value != AUTOTUNE and _count(value, "num_parallel_calls") <= 0:
         raise InvalidArgumentError(f"num_parallel_calls must be positive or "
                                    f"tf.data.AUTOTUNE (-1), got {value}.")
-
-
-def _first_output(dataset, func):
-    """`func(first element)` and the sizes of the input's unknown dimensions in it.
-    An empty input is called on zeros of its spec, unknown sizes taken as 0."""
-    first = next(dataset._iterate(), _NONE)
-    if first is _NONE:
-        first = structure.map_structure(_placeholder, dataset.element_spec)
-    return func(first), structure.unknown_sizes(dataset.element_spec, first)
-
-
-def _placeholder(spec):
-    """Zeros (b'' for strings) of a spec's shape, unknown sizes taken as 0."""
-    shape = [d or 0 for d in spec.shape] if spec.shape.rank is not None else []
-    if spec.dtype == dtypes.string:
-        return np.full(shape, b"", dtype=object)
-    return np.zeros(shape, spec.dtype._np)
-
-
-def _output_spec(dataset, func, samples=2):
-    """The spec of `func`'s outputs, from running it on the first `samples`
-    elements (TF traces it instead): a dimension is None where the outputs
-    differ in size, or where in every sample its size is that of an unknown
-    dimension of the input element."""
-    elements = list(itertools.islice(dataset._iterate(), samples))
-    if not elements:
-        return structure.spec_of(*_first_output(dataset, func))
-    outputs = [func(e) for e in elements]
-    unknown = [structure.unknown_sizes(dataset.element_spec, e) for e in elements]
-    first = structure.spec_of(outputs[0])
-    try:
-        columns = list(zip(*(structure.flatten(out) for out in outputs)))
-        for other in outputs[1:]:
-            structure.check_same_structure(outputs[0], other, "map_func")
-    except TypeError:
-        return first  # outputs of different structures: iterating will tell
-
-    def leaf(spec, values):
-        if composite.is_composite_spec(spec):
-            return composite.relaxed(values)
-        if not isinstance(spec, TensorSpec):
-            return spec
-        shapes = [np.shape(v) for v in values]
-        if len({len(s) for s in shapes}) != 1:
-            return TensorSpec(None, spec.dtype)
-        dims = [None if len(set(sizes)) > 1 or all(d in u for d, u in zip(sizes, unknown))
-                else sizes[0] for sizes in zip(*shapes)]
-        return TensorSpec(dims, spec.dtype)
-
-    return structure.pack_as(first, [leaf(spec, values) for spec, values in
-                                     zip(structure.flatten(first), columns)])
 
 
 def _dataset_result(value, what):
@@ -119,17 +69,23 @@ class Transformations:
                                              "map_func")
 
         def iterate():
-            return (apply(element) for element in self._iterate())
+            for element in self._iterate():
+                out = structure.skipped(apply, element)
+                if out is not structure.SKIP:
+                    yield out
 
-        return self._derive(iterate, self._cardinality_value, lambda: _output_spec(self, apply),
+        return self._derive(iterate, self._cardinality_value, lambda: output_spec(self, apply),
                             "_MapDataset")
 
     def filter(self, predicate, name=None):
         """Keep the elements for which `predicate` (unpacked as in `map`) returns
         True; it must return a scalar tf.bool, else ValueError (TF's message)."""
+        def keep(element):
+            return structure.scalar_bool(structure.call_unpacked(predicate, element), "filter")
+
         def iterate():
             for element in self._iterate():
-                if structure.scalar_bool(structure.call_unpacked(predicate, element), "filter"):
+                if structure.skipped(keep, element) is True:
                     yield element
 
         return self._derive(iterate, UNKNOWN, self._same_spec(), "_FilterDataset")
@@ -156,7 +112,7 @@ class Transformations:
                 yield from dataset._iterate()
 
         def spec():
-            return _first_output(self, lambda e: _dataset_result(
+            return first_output(self, lambda e: _dataset_result(
                 structure.call_unpacked(map_func, e), "map_func").element_spec)[0]
 
         return self._derive(iterate, UNKNOWN, spec, "_FlatMapDataset")
@@ -208,7 +164,7 @@ class Transformations:
                 index, taken = (index + 1) % cycle, 0
 
         def spec():
-            return _first_output(self, lambda e: _dataset_result(
+            return first_output(self, lambda e: _dataset_result(
                 structure.call_unpacked(map_func, e), "map_func").element_spec)[0]
 
         return self._derive(iterate, UNKNOWN, spec, "_InterleaveDataset")
@@ -372,7 +328,7 @@ class Transformations:
             return UNKNOWN if UNKNOWN in (n, m) else n + m
 
         return self._derive(lambda: itertools.chain(self._iterate(), dataset._iterate()),
-                            cardinality, lambda: _most_specific(first, second),
+                            cardinality, lambda: most_specific(first, second),
                             "_ConcatenateDataset")
 
     def cache(self, filename="", name=None):
@@ -415,6 +371,22 @@ class Transformations:
         merged = self.options().merge(options)
         return self._pass_through("_OptionsDataset", options=merged)
 
+    def ignore_errors(self, log_warning=False, name=None):
+        """Drop the elements whose making raised an error upstream (in a map or
+        filter function, from a generator's wrong value, in batching), as TF's;
+        `log_warning` logs each. An error elsewhere (a generator that itself
+        raises) still propagates: its pipeline cannot go on."""
+        def iterate():
+            upstream = self._iterate()
+            while True:
+                with structure.errors_ignored(log_warning):
+                    element = next(upstream, _NONE)
+                if element is _NONE:
+                    return
+                yield element
+
+        return self._derive(iterate, UNKNOWN, self._same_spec(), "_IgnoreErrorsDataset")
+
     def apply(self, transformation_func):
         """`transformation_func(self)`, which must return a Dataset."""
         return _dataset_result(transformation_func(self), "transformation_func")
@@ -453,7 +425,7 @@ class Transformations:
                 state, output = step(state, element)
                 yield output
 
-        return self._derive(iterate, self._cardinality_value, lambda: _output_spec(
+        return self._derive(iterate, self._cardinality_value, lambda: output_spec(
             self, lambda e: step(initial, e)[1], samples=1), "_ScanDataset")
 
 
@@ -466,19 +438,6 @@ def _check_state(old, new, what):
                          (tuple(old_types), tuple(new_types)))
         raise TypeError(f"The element types for the new state must match the initial state. "
                         f"Expected {expected!r} but got {got!r}.")
-
-
-def _most_specific(first, second):
-    """The specs of both: dimensions that differ become None."""
-    def relax(a, b):
-        if not isinstance(a, TensorSpec):
-            return a
-        if a.shape.rank is None or b.shape.rank is None or a.shape.rank != b.shape.rank:
-            return TensorSpec(None, a.dtype)
-        return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
-
-    return structure.pack_as(first, [relax(a, b) for a, b in zip(structure.flatten(first),
-                                                                  structure.flatten(second))])
 
 
 def _slices_in(slices, index):

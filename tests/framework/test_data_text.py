@@ -142,7 +142,7 @@ def test_missing_tf_data_names_are_named():
     with pytest.raises(AttributeError, match="tf.data.experimental.group_by_reducer is "
                                              "not implemented"):
         _ = tf.data.experimental.group_by_reducer
-    with pytest.raises(AttributeError, match="Dataset.ignore_errors is a tf.data method"):
-        _ = D.range(3).ignore_errors
+    with pytest.raises(AttributeError, match="Dataset.snapshot is a tf.data method"):
+        _ = D.range(3).snapshot
     with pytest.raises(AttributeError, match="'Dataset' object has no attribute 'nope'"):
         _ = D.range(3).nope

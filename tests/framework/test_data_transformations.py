@@ -284,3 +284,29 @@ def test_rejection_resample_reaches_the_target_distribution():
     only_ones = values(D.range(20).rejection_resample(lambda x: x % 2, [0.0, 1.0], [0.5, 0.5],
                                                       seed=0))
     assert [c for c, _ in only_ones] == [1] * len(only_ones) and len(only_ones) == 10
+
+
+def test_ignore_errors_example_of_tf_docs():
+    ds = D.from_tensor_slices([1.0, 2.0, 0.0, 4.0]).map(
+        lambda x: tf.debugging.check_numerics(1.0 / x, ""))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        values(ds)
+    assert values(ds.ignore_errors()) == [1.0, 0.5, 0.25]
+    assert values(ds.apply(tf.data.experimental.ignore_errors())) == [1.0, 0.5, 0.25]
+
+
+def test_ignore_errors_covers_what_is_upstream_only():
+    def bad(x):
+        if x == 2:
+            raise ValueError("boom")
+        return x
+
+    assert values(D.range(5).map(bad).ignore_errors()) == [0, 1, 3, 4]
+    assert values(D.range(5).filter(lambda x: bad(x) >= 0).ignore_errors()) == [0, 1, 3, 4]
+    with pytest.raises(ValueError, match="boom"):
+        values(D.range(5).ignore_errors().map(bad))          # downstream: raised
+    uneven = D.range(1, 4).map(lambda x: tf.fill([x], x)).batch(2).ignore_errors()
+    assert [v.tolist() for v in values(uneven)] == [[[3, 3, 3]]]   # the bad batch dropped
+    wrong = D.from_generator(lambda: iter([[1, 2], [3], [4, 5]]),
+                             output_signature=tf.TensorSpec((2,), tf.int32))
+    assert [v.tolist() for v in values(wrong.ignore_errors())] == [[1, 2], [4, 5]]
