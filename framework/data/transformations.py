@@ -6,6 +6,7 @@ windows are in batching.py."""
 
 import itertools
 import os
+import pickle
 
 import numpy as np
 
@@ -13,11 +14,14 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
 from ..random import generator
+from ..runtime.atomic_files import atomic_write
 from . import structure
 from .structure import AUTOTUNE, INFINITE, UNKNOWN
 from .tracing import first_output, most_specific, output_spec
 
 __all__ = ["Transformations"]
+
+_CACHE_SUFFIX = ".tapeflow-cache"
 
 _NONE = object()
 
@@ -332,15 +336,24 @@ class Transformations:
                             "_ConcatenateDataset")
 
     def cache(self, filename="", name=None):
-        """Keep the elements of the first complete pass in memory and replay them
-        on later passes (a random map or shuffle before `cache` is then fixed).
-        tapeflow keeps the cache in memory also when `filename` is given (TF
-        writes it to files that outlive the process)."""
-        if self._slices is not None and self._order is None:
+        """Keep the elements of the first complete pass and replay them on later
+        passes (a random map or shuffle before `cache` is then fixed), as TF.
+
+        With `filename`, the pass is also written to `<filename>.tapeflow-cache`
+        (tapeflow's own format: pickled NumPy values, written atomically once the
+        pass is complete), and a later run that finds the file reads it instead
+        of computing the elements again, as TF's file cache does; delete the
+        file to recompute. An unfinished pass writes nothing.
+        """
+        path = os.fspath(filename) + _CACHE_SUFFIX if filename else None
+        if path is None and self._slices is not None and self._order is None:
             return self._pass_through("CacheDataset")  # slices of arrays are a cache already
         done = []
 
         def iterate():
+            if not done and path is not None and os.path.exists(path):
+                with open(path, "rb") as f:
+                    done.append(pickle.load(f))
             if done:
                 yield from done[0]
                 return
@@ -350,6 +363,8 @@ class Transformations:
                 yield element
             if not done:
                 done.append(written)
+                if path is not None:
+                    atomic_write(path, lambda f: pickle.dump(written, f, pickle.HIGHEST_PROTOCOL))
 
         return self._derive(iterate, self._cardinality_value, self._same_spec(),
                             "CacheDataset")

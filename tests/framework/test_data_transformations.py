@@ -310,3 +310,22 @@ def test_ignore_errors_covers_what_is_upstream_only():
     wrong = D.from_generator(lambda: iter([[1, 2], [3], [4, 5]]),
                              output_signature=tf.TensorSpec((2,), tf.int32))
     assert [v.tolist() for v in values(wrong.ignore_errors())] == [[1, 2], [4, 5]]
+
+
+def test_cache_to_a_file_is_read_by_a_later_run(tmp_path):
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return x * 10
+
+    path = str(tmp_path / "cache" / "train")
+    first = D.range(4).map(counted).cache(path)
+    partial = values(first.take(2))
+    assert partial == [0, 10] and not (tmp_path / "cache" / "train.tapeflow-cache").exists()
+    assert values(first) == [0, 10, 20, 30] and len(calls) == 6
+    assert (tmp_path / "cache" / "train.tapeflow-cache").exists()
+    again = D.range(4).map(counted).cache(path)          # "another run": the file is read
+    assert values(again) == [0, 10, 20, 30] and len(calls) == 6
+    strings = D.from_tensor_slices(["a", "b"]).cache(str(tmp_path / "s"))
+    assert values(strings) == values(strings) == [b"a", b"b"]
