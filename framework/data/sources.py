@@ -225,7 +225,8 @@ class Sources:
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
         signature = _signature(output_types, output_shapes, output_signature)
-        call_args = tuple(structure.to_component(a) for a in (args or ()))
+        # NumPy values, as TF passes them (a string is bytes, a scalar a NumPy scalar)
+        call_args = tuple(structure.to_numpy(structure.to_component(a)) for a in (args or ()))
 
         def iterate():
             for value in generator(*call_args):

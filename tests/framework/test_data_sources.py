@@ -114,6 +114,9 @@ def test_from_generator_legacy_types_and_shapes_and_args():
     ds = D.from_generator(gen, (tf.int64, tf.int64), (tf.TensorShape([]), tf.TensorShape([None])))
     assert [(a, b.tolist()) for a, b in values(ds.take(3))] == [(1, [1]), (2, [1, 1]),
                                                                  (3, [1, 1, 1])]
+    lines = D.from_generator(lambda name, n: iter([name, name * int(n)]), tf.string,
+                             args=("ab", tf.constant(2)))
+    assert values(lines) == [b"ab", b"abab"]          # a string argument arrives as bytes
     squares = D.from_generator(lambda n: (i * i for i in range(n)), tf.int32, args=(4,))
     assert values(squares) == [0, 1, 4, 9]
     assert squares.element_spec.shape.rank is None  # no output_shapes: unknown rank
