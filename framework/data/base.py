@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.tensor import Tensor, Variable
 from . import structure
 from .missing import missing_method
@@ -51,9 +51,16 @@ class Iterator:
         return structure.to_tensors(element)
 
     def get_next(self):
-        """The next element; at the end, `tf.errors.OutOfRangeError` in TF, a
-        StopIteration here (tapeflow has no OutOfRangeError)."""
-        return next(self)
+        """The next element.
+
+        Raises:
+            tf.errors.OutOfRangeError: at the end ("End of sequence", as TF;
+                `next(iterator)` raises StopIteration there).
+        """
+        try:
+            return next(self)
+        except StopIteration:
+            raise OutOfRangeError("End of sequence") from None
 
     def _seek(self, position):
         self._elements = self._dataset._iterate()

@@ -7,7 +7,7 @@ import collections
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
+from ..core.errors import DataLossError, InvalidArgumentError
 from ..core.tensor_spec import TensorSpec
 from . import composite, structure
 from .structure import INFINITE, UNKNOWN
@@ -120,7 +120,7 @@ def _pad_component(values, shape, fill, i):
     out = np.full([len(values)] + target, fill, dtype=np.asarray(values[0]).dtype)
     for j, value in enumerate(values):
         if any(a > b for a, b in zip(np.shape(value), target)):
-            raise InvalidArgumentError(
+            raise DataLossError(
                 f"Attempted to pad to a smaller size than the input element: component {i} "
                 f"has shape {list(np.shape(value))}, padded shape {target}.")
         out[(j,) + tuple(slice(0, d) for d in np.shape(value))] = value
@@ -212,9 +212,10 @@ class Batching:
         component's dtype, as TF requires).
 
         Raises:
-            tf.errors.InvalidArgumentError: if an element is larger than its
-                padded shape ("Attempted to pad to a smaller size than the input
-                element"), or ranks differ.
+            tf.errors.DataLossError: if an element is larger than its padded
+                shape ("Attempted to pad to a smaller size than the input
+                element", TF 2.21's error).
+            tf.errors.InvalidArgumentError: if ranks differ.
             TypeError: if padded_shapes or padding_values are not structured like
                 the elements, or a padding Tensor's dtype differs.
         """

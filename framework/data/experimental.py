@@ -4,7 +4,7 @@ function forms of transformations that later moved onto Dataset)."""
 
 
 from ..core import dtypes
-from ..core.errors import InvalidArgumentError
+from ..core.errors import FailedPreconditionError
 from .csv_files import CsvDataset, make_csv_dataset
 from .dataset import Dataset
 from .missing import missing_attribute
@@ -111,12 +111,12 @@ def assert_cardinality(expected_cardinality):
             for element in dataset._iterate():
                 count += 1
                 if expected >= 0 and count > expected:
-                    raise InvalidArgumentError(f"Input dataset was expected to contain "
+                    raise FailedPreconditionError(f"Input dataset was expected to contain "
                                                f"{expected} elements but contained at least "
                                                f"{count} elements.")
                 yield element
             if expected == INFINITE or count < expected:
-                raise InvalidArgumentError(f"Input dataset was expected to contain "
+                raise FailedPreconditionError(f"Input dataset was expected to contain "
                                            f"{_elements(expected)} but contained only "
                                            f"{_elements(count)}.")
 

@@ -10,7 +10,7 @@ import zlib
 import numpy as np
 
 from ..core import dtypes
-from ..core.errors import InvalidArgumentError
+from ..core.errors import DataLossError
 from ..core.tensor_spec import TensorSpec
 from ..summary.records import masked_crc32c
 from .dataset import Dataset
@@ -30,7 +30,7 @@ def _open(name, compression):
 def _checked(handle, size, name, offset, what):
     data = handle.read(size)
     if len(data) != size:
-        raise InvalidArgumentError(f"{name}: truncated record at {offset} (its {what}).")
+        raise DataLossError(f"{name}: truncated record at {offset} (its {what}).")
     return data
 
 
@@ -42,17 +42,17 @@ def _records(name, compression):
             if not header:
                 return
             if len(header) != 8:
-                raise InvalidArgumentError(f"{name}: truncated record at {offset}.")
+                raise DataLossError(f"{name}: truncated record at {offset}.")
             crc, = struct.unpack("<I", _checked(handle, 4, name, offset, "length's CRC"))
             if crc != masked_crc32c(header):
-                raise InvalidArgumentError(f"{name}: corrupted record at {offset} (the CRC of "
-                                           "its length does not match).")
+                raise DataLossError(f"{name}: corrupted record at {offset} (the CRC of its "
+                                    "length does not match).")
             length, = struct.unpack("<Q", header)
             data = _checked(handle, length, name, offset, "data")
             crc, = struct.unpack("<I", _checked(handle, 4, name, offset, "data's CRC"))
             if crc != masked_crc32c(data):
-                raise InvalidArgumentError(f"{name}: corrupted record at {offset} (the CRC of "
-                                           "its data does not match).")
+                raise DataLossError(f"{name}: corrupted record at {offset} (the CRC of its "
+                                    "data does not match).")
             offset += 16 + length
             yield np.array(data, dtype=object)
 
@@ -69,9 +69,8 @@ class TFRecordDataset(Dataset):
             record from each (TF's interleaved order); still in one thread.
 
     Raises:
-        tf.errors.InvalidArgumentError: while iterating, for a truncated record
-            or a CRC that does not match (TF raises DataLossError, which
-            tapeflow does not have).
+        tf.errors.DataLossError: while iterating, for a truncated record, a CRC
+            that does not match, or data that does not decompress (as TF).
         tf.errors.NotFoundError: while iterating, for a missing file.
     """
 

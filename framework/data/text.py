@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 
 from ..core import dtypes
-from ..core.errors import InvalidArgumentError, NotFoundError
+from ..core.errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..core.tensor_spec import TensorSpec
 from . import structure
 from .dataset import Dataset
@@ -69,13 +69,13 @@ def raw_lines(name, compression):
 @contextlib.contextmanager
 def not_compressed_error(name, compression):
     """A missing file as NotFoundError, data that does not decompress as
-    InvalidArgumentError, both naming the file (TF: NotFound, DataLoss)."""
+    DataLossError, both naming the file, as TF."""
     try:
         yield
     except FileNotFoundError:
         raise NotFoundError(f"{name}; No such file or directory") from None
     except (zlib.error, gzip.BadGzipFile, EOFError) as error:
-        raise InvalidArgumentError(f"{name} is not {compression} data ({error}).") from None
+        raise DataLossError(f"{name} is not {compression} data ({error}).") from None
 
 
 def compression_of(compression_type):

@@ -72,6 +72,8 @@ def test_iterating_gives_tensors_and_an_iterator_with_get_next():
     assert x.numpy() == 2 and y.numpy() == 4.0
     with pytest.raises(StopIteration):
         next(it)
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+        it.get_next()                                # TF's error for get_next at the end
     assert it.element_spec == ds.element_spec
 
 

@@ -121,17 +121,17 @@ def test_tfrecord_dataset_reads_records_and_checks_crcs(tmp_path):
     assert values(tf.data.TFRecordDataset(str(tmp_path / "r.gz"), "GZIP")) == [b"g"]
     assert values(tf.data.TFRecordDataset([str(tmp_path / "r.z"), str(tmp_path / "s.z")],
                                           "ZLIB", num_parallel_reads=2)) == [b"z", b"s", b"zz"]
-    with pytest.raises(tf.errors.InvalidArgumentError, match="r.tfrecord is not ZLIB data"):
+    with pytest.raises(tf.errors.DataLossError, match="r.tfrecord is not ZLIB data"):
         values(tf.data.TFRecordDataset(str(path), "ZLIB"))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="r.tfrecord is not GZIP data"):
+    with pytest.raises(tf.errors.DataLossError, match="r.tfrecord is not GZIP data"):
         values(tf.data.TextLineDataset(str(path), "GZIP"))
     corrupt = bytearray(path.read_bytes())
     corrupt[13] ^= 1                                  # a byte of the first record's data
     (tmp_path / "bad.tfrecord").write_bytes(bytes(corrupt))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="corrupted record at 0"):
+    with pytest.raises(tf.errors.DataLossError, match="corrupted record at 0"):
         values(tf.data.TFRecordDataset(str(tmp_path / "bad.tfrecord")))
     (tmp_path / "short.tfrecord").write_bytes(tfrecord(b"abc")[:-2])
-    with pytest.raises(tf.errors.InvalidArgumentError, match="truncated record at 0"):
+    with pytest.raises(tf.errors.DataLossError, match="truncated record at 0"):
         values(tf.data.TFRecordDataset(str(tmp_path / "short.tfrecord")))
 
 

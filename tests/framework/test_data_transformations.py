@@ -235,7 +235,7 @@ def test_apply():
 def test_assert_cardinality():
     ds = D.range(5).filter(lambda x: True).apply(tf.data.experimental.assert_cardinality(5))
     assert ds.cardinality().numpy() == 5 and values(ds) == list(range(5))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to contain 6 elements "
+    with pytest.raises(tf.errors.FailedPreconditionError, match="expected to contain 6 elements "
                                                              "but contained only 5 elements"):
         values(D.range(5).apply(tf.data.experimental.assert_cardinality(6)))
 
