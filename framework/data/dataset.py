@@ -1,19 +1,22 @@
 """dataset.py joins the parts of `tf.data.Dataset`: reading it (base.py),
 its sources (sources.py), its element-wise transformations
 (transformations.py), its batching and windows (batching.py), grouping by
-key (grouping.py) and resampling by class (resampling.py)."""
+key (grouping.py), resampling by class (resampling.py) and save/load
+(saving.py)."""
 
 from .base import DatasetCore
 from .batching import Batching
 from .grouping import Grouping
 from .resampling import Resampling
+from .saving import Saving
 from .sources import Sources
 from .transformations import Transformations
 
 __all__ = ["Dataset"]
 
 
-class Dataset(Batching, Grouping, Resampling, Transformations, Sources, DatasetCore):
+class Dataset(Batching, Grouping, Resampling, Transformations, Sources, Saving,
+              DatasetCore):
     """A re-iterable pipeline of elements, as `tf.data.Dataset`.
 
     Elements are tensors or nested tuples, namedtuples and dicts of them (a

@@ -25,10 +25,12 @@ __all__ = [
     "enumerate_dataset",
     "get_single_element",
     "ignore_errors",
+    "load",
     "make_csv_dataset",
     "map_and_batch",
     "parallel_interleave",
     "sample_from_datasets",
+    "save",
     "shuffle_and_repeat",
     "unbatch",
 ]
@@ -73,6 +75,16 @@ def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dty
 def ignore_errors(log_warning=False):
     """For `dataset.apply(...)`: `dataset.ignore_errors(log_warning)`."""
     return lambda dataset: dataset.ignore_errors(log_warning)
+
+
+def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    """`dataset.save(path, ...)` (see Dataset.save: tapeflow's own format)."""
+    return dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path, element_spec=None, compression=None, reader_func=None):
+    """`tf.data.Dataset.load(path, ...)`."""
+    return Dataset.load(path, element_spec, compression, reader_func)
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):

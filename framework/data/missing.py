@@ -5,7 +5,7 @@ naming it and listing what tapeflow.data offers instead of a bare message."""
 __all__ = ["TF_DATASET_METHODS", "missing_attribute", "missing_method"]
 
 # Dataset methods of TF 2.x that tapeflow lacks: their AttributeError says so.
-TF_DATASET_METHODS = frozenset(["group_by_reducer", "load", "save", "snapshot", "sparse_batch", "distributed_save"])
+TF_DATASET_METHODS = frozenset(["group_by_reducer", "snapshot", "sparse_batch", "distributed_save"])
 
 
 def missing_attribute(namespace, names):

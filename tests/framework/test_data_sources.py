@@ -284,3 +284,18 @@ def test_array_likes_keep_their_dtype_as_pandas_columns_do():
                                "s": Column(np.array(["a", "b"], object))})
     assert ds.element_spec == {"n": tf.TensorSpec((), tf.int64), "s": tf.TensorSpec((), tf.string)}
     assert values(ds) == [{"n": 1, "s": b"a"}, {"n": 2, "s": b"b"}]
+
+
+def test_save_and_load(tmp_path):
+    ds = D.from_tensor_slices(({"x": [1.0, 2.0, 3.0]}, ["a", "b", "c"])).batch(2)
+    ds.save(str(tmp_path / "plain"))
+    ds.save(str(tmp_path / "zipped"), compression="GZIP")
+    for name in ("plain", "zipped"):
+        loaded = D.load(str(tmp_path / name))
+        assert loaded.element_spec == ds.element_spec and loaded.cardinality().numpy() == 2
+        got = values(loaded)
+        assert got[0][0]["x"].tolist() == [1.0, 2.0] and got[1][1].tolist() == [b"c"]
+    again = tf.data.experimental.load(str(tmp_path / "plain"))
+    assert len(values(again)) == 2
+    with pytest.raises(tf.errors.NotFoundError, match="Dataset.save"):
+        D.load(str(tmp_path / "nothing"))
