@@ -14,11 +14,23 @@ Model file (`model.save`, a zip, conventionally .keras): config.json (the
 architecture from get_config and the compile arguments), model.weights.npz,
 and optimizer.npz (iterations and slots) when the model has an optimizer.
 
+Keras's own files (keras_format.py, h5_format.py; HDF5 needs the optional h5py,
+`pip install 'tapeflow[h5]'`): `save_weights("w.weights.h5")` and
+`model.save("m.keras")` write Keras 3's layouts when h5py is installed (without
+it, `model.save` writes tapeflow's zip above and says so in a warning);
+`load_weights` reads Keras 3's .weights.h5 and .keras and Keras 2's .h5 (by
+position, or `by_name`, with `skip_mismatch`); `load_model` tells tapeflow's
+zip from Keras's by content. Archives are checked before anything is read:
+member names with `..` or an absolute path and members or totals that
+decompress to far more than they store are refused.
+
 A SavedModel directory (`tf.saved_model.save(model, dir)`, framework/saved_model/)
 holds that file as `dir/keras_model.keras`, so `load_model(dir)` reads it too."""
 
+import datetime
 import io
 import json
+import logging
 import os
 import zipfile
 
@@ -29,13 +41,16 @@ from .. import optimizers as _optimizers
 from ..runtime.atomic_files import atomic_write
 from ..core import nest
 from ..layers.input_layer import Input
-from ..layers.serialization import deserialize, registered_class
+from ..layers.serialization import deserialize
+from . import h5_format, keras_format
 
 __all__ = ["save_weights", "load_weights", "save_model", "load_model"]
 
 _WEIGHTS_FORMAT = "tapeflow-weights-1"
 _MODEL_FORMAT = "tapeflow-model-1"
-KERAS_MODEL_FILE = "keras_model.keras"  # the model inside a tapeflow SavedModel directory
+KERAS_MODEL_FILE = "keras_model.keras"
+_KERAS_VERSION = "3.8.0"  # the Keras whose file layout tapeflow writes (metadata.json)
+_logger = logging.getLogger("tapeflow")  # the model inside a tapeflow SavedModel directory
 
 
 def _weights_arrays(model):
@@ -52,18 +67,71 @@ def _npz_bytes(arrays):
 
 
 def save_weights(model, filepath, overwrite=True):
-    if str(filepath).endswith(".h5"):
-        raise ValueError(f"tapeflow writes weights as NumPy .npz, not HDF5: use a name like "
-                         f"'model.weights.npz' instead of {filepath!r}.")
-    arrays = _weights_arrays(model)
-    optimizer = getattr(model, "optimizer", None)
-    if optimizer is not None and getattr(optimizer, "built", False):
-        arrays.update({f"optimizer/{k}": v for k, v in optimizer.get_state().items()})
-    data = _npz_bytes(arrays)
+    """`*.weights.h5`: Keras 3's HDF5 layout (needs h5py); other names: tapeflow's .npz.
+
+    Raises:
+        ValueError: for another .h5 name, as Keras 3 (it writes only `.weights.h5`).
+        ImportError: for a .weights.h5 name without h5py, naming the extra.
+    """
+    name = os.fspath(filepath)
+    if name.endswith(".weights.h5"):
+        buffer = io.BytesIO()
+        h5_format.write_keras3(model, buffer)
+        data = buffer.getvalue()
+    elif name.endswith((".h5", ".hdf5", ".keras")):
+        raise ValueError("The filename must end in `.weights.h5` (Keras 3's weights file) or "
+                         f"`.npz` (tapeflow's). Received: filepath={name}")
+    else:
+        arrays = _weights_arrays(model)
+        optimizer = getattr(model, "optimizer", None)
+        if optimizer is not None and getattr(optimizer, "built", False):
+            arrays.update({f"optimizer/{k}": v for k, v in optimizer.get_state().items()})
+        data = _npz_bytes(arrays)
     atomic_write(filepath, lambda f: f.write(data), overwrite=overwrite)
 
 
+# -- archives --------------------------------------------------------------------------
+# A member (or the whole archive) that expands past this many bytes must expand at
+# most _MAX_EXPANSION times: DEFLATE reaches ~1000x only on crafted or degenerate data.
+_BOMB_FLOOR_BYTES = 1 << 26
+_MAX_EXPANSION = 200
+
+
+def _checked_archive(archive, source):
+    """Refuse member names that could write outside a target (absolute, `..`, a drive)
+    and members or totals that decompress absurdly more than the file holds."""
+    total, stored = 0, max(os.path.getsize(source) if isinstance(source, str)
+                           and os.path.isfile(source) else 0, 1)
+    for info in archive.infolist():
+        parts = info.filename.replace("\\", "/").split("/")
+        if info.filename.startswith(("/", "\\")) or ".." in parts or (
+                len(parts[0]) == 2 and parts[0][1] == ":"):
+            raise ValueError(f"Not allowed: {source} holds a member named {info.filename!r} "
+                             "(an absolute path or '..'); refusing a crafted archive.")
+        if info.file_size > _BOMB_FLOOR_BYTES and info.file_size > _MAX_EXPANSION * max(
+                info.compress_size, 1):
+            raise ValueError(f"Not allowed: member {info.filename!r} of {source} declares "
+                             f"{info.file_size} bytes but stores {info.compress_size}; "
+                             "refusing a potential decompression bomb.")
+        total += info.file_size
+    if total > _BOMB_FLOOR_BYTES and total > _MAX_EXPANSION * stored:
+        raise ValueError(f"Not allowed: {source} ({stored} bytes) declares {total} bytes of "
+                         "content; refusing a potential decompression bomb.")
+    return archive
+
+
+def _file_head(filepath):
+    try:
+        with open(filepath, "rb") as f:
+            return f.read(8)
+    except IsADirectoryError:
+        return b""
+
+
 def _read_npz(source, what):
+    if isinstance(source, str) and zipfile.is_zipfile(source):
+        with zipfile.ZipFile(source) as archive:
+            _checked_archive(archive, source)
     try:
         with np.load(source, allow_pickle=False) as npz:
             return {k: npz[k] for k in npz.files}
@@ -99,14 +167,64 @@ def _assign_weights(model, arrays, source):
         np.copyto(v._value, arrays[key], casting="unsafe")
 
 
-def load_weights(model, filepath):
-    arrays = _read_npz(os.fspath(filepath), f"weights file {filepath}")
+def load_weights(model, filepath, skip_mismatch=False, by_name=False):
+    """Read weights into `model`, the file's format found from its content: tapeflow's
+    .npz, Keras 3's .weights.h5 or .keras, or Keras 2's .h5 (by position among the
+    layers with weights, or by layer name with `by_name`; `skip_mismatch` skips the
+    layers whose weights do not fit, with a warning). Everything is checked before
+    anything is assigned: a file that does not fit raises ValueError naming the first
+    layer and weight that differ and leaves the model untouched.
+
+    Raises:
+        ImportError: for a Keras HDF5 file without h5py, naming `tapeflow[h5]`.
+    """
+    filepath = os.fspath(filepath)
+    head = _file_head(filepath)
+    if h5_format.is_hdf5(head):
+        h5py = h5_format.require_h5py()
+        with h5py.File(filepath, "r") as f:
+            if "layer_names" in f.attrs or "model_weights" in f:
+                h5_format.read_legacy(model, f, filepath, by_name, skip_mismatch)
+                return
+            _no_by_name(by_name, filepath)
+            h5_format.read_keras3(model, f, filepath, skip_mismatch)
+        return
+    if head.startswith(b"PK") and _is_keras_archive(filepath):
+        _no_by_name(by_name, filepath)
+        with _open_keras_weights(filepath) as f:
+            h5_format.read_keras3(model, f, filepath, skip_mismatch)
+        return
+    _no_by_name(by_name, filepath)
+    arrays = _read_npz(filepath, f"weights file {filepath}")
     _assign_weights(model, arrays, filepath)
     optimizer_state = {k[len("optimizer/"):]: v for k, v in arrays.items()
                        if k.startswith("optimizer/")}
     optimizer = getattr(model, "optimizer", None)
     if optimizer_state and optimizer is not None:
         optimizer.set_state(optimizer_state, var_list=model.trainable_variables)
+
+
+def _no_by_name(by_name, filepath):
+    if by_name:
+        raise ValueError(f"by_name=True reads Keras 2 .h5 files only; {filepath} is not one "
+                         "(Keras 3's files are matched by the model's structure).")
+
+
+def _is_keras_archive(filepath):
+    try:
+        with zipfile.ZipFile(filepath) as archive:
+            return "model.weights.h5" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _open_keras_weights(filepath):
+    """The model.weights.h5 of a Keras 3 .keras archive, opened with h5py in memory."""
+    h5py = h5_format.require_h5py()
+    with zipfile.ZipFile(filepath) as archive:
+        _checked_archive(archive, filepath)
+        data = archive.read("model.weights.h5")
+    return h5py.File(io.BytesIO(data), "r")
 
 
 # -- architecture --------------------------------------------------------------------
@@ -180,19 +298,58 @@ def functional_from_config(cls, config, custom_objects=None):
 
 # -- whole models --------------------------------------------------------------------
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
+    """Write Keras 3's .keras zip (metadata.json, config.json, model.weights.h5) when
+    h5py is installed and the model is Sequential or functional; else tapeflow's zip
+    (config.json, model.weights.npz, optimizer.npz), which `load_model` reads too."""
+    if _keras_format_possible(model):
+        data = _keras_archive_bytes(model, include_optimizer)
+    else:
+        data = _tapeflow_archive_bytes(model, include_optimizer)
+    atomic_write(filepath, lambda f: f.write(data), overwrite=overwrite)
+
+
+_warned = []
+
+
+def _keras_format_possible(model):
+    try:
+        h5_format.require_h5py()
+    except ImportError:
+        if not _warned:
+            _warned.append(True)
+            _logger.warning("h5py is not installed, so model.save writes tapeflow's own .keras "
+                        "zip, which real Keras cannot read (%s gives Keras's format).",
+                            h5_format.INSTALL_HINT)
+        return False
+    return type(model).__name__ == "Sequential" or getattr(model, "_graph", None) is not None
+
+
+def _keras_archive_bytes(model, include_optimizer):
+    config = json.dumps(keras_format.model_to_keras(model))
+    metadata = json.dumps({"keras_version": _KERAS_VERSION,
+                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")})
+    weights = io.BytesIO()
+    h5_format.write_keras3(model, weights, include_optimizer=include_optimizer)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:  # stored, not deflated, as Keras writes
+        archive.writestr("metadata.json", metadata)
+        archive.writestr("config.json", config)
+        archive.writestr("model.weights.h5", weights.getvalue())
+    return buffer.getvalue()
+
+
+def _tapeflow_archive_bytes(model, include_optimizer):
     config = {"format": _MODEL_FORMAT, "class_name": type(model).__name__,
               "config": model.get_config(), "compile": model._compile_config}
     members = {"config.json": json.dumps(config, default=_json_default).encode(),
                "model.weights.npz": _npz_bytes(_weights_arrays(model))}
     if include_optimizer and model.optimizer is not None:
         members["optimizer.npz"] = _npz_bytes(_optimizer_arrays(model))
-
-    def write(f):
-        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, data in members.items():
-                archive.writestr(name, data)
-
-    atomic_write(filepath, write, overwrite=overwrite)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def _json_default(value):
@@ -232,13 +389,17 @@ def _deserialize_spec(spec, get):
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
-    """Rebuild a model saved by `model.save`: architecture, weights, optimizer state.
+    """Rebuild a model saved by `model.save` (tapeflow's or Keras 3's .keras zip, told
+    apart by content): architecture, weights, optimizer state.
 
     `filepath` may also be a directory `tf.saved_model.save(model, dir)` wrote
-    for a functional or Sequential model.
+    for a functional or Sequential model. Classes are found through
+    `register_keras_serializable`, `custom_object_scope` and `custom_objects`;
+    `safe_mode=True` (the default, as Keras) refuses a Lambda's Python bytecode.
 
     Raises:
-        ValueError: for a truncated, corrupted or foreign file, naming it.
+        ValueError: for a truncated, corrupted, crafted or foreign file, naming it.
+        ImportError: for Keras's format without h5py, naming `tapeflow[h5]`.
     """
     filepath = os.fspath(filepath)
     if os.path.isdir(filepath):
@@ -248,24 +409,38 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                              "): load a tapeflow SavedModel of a tf.Module or of a subclassed "
                              "model with tf.saved_model.load.")
         filepath = inner
+    if h5_format.is_hdf5(_file_head(filepath)):
+        raise ValueError(f"{filepath} is an HDF5 file (Keras 2's whole-model .h5): build the "
+                         "model in code and call model.load_weights on it.")
     try:
         with zipfile.ZipFile(filepath) as archive:
+            _checked_archive(archive, filepath)
+            names = archive.namelist()
             config = json.loads(archive.read("config.json"))
-            weights = _read_npz(io.BytesIO(archive.read("model.weights.npz")),
+            keras_archive = "model.weights.h5" in names
+            if keras_archive:
+                weights = optimizer_state = None
+            else:
+                weights = _read_npz(io.BytesIO(archive.read("model.weights.npz")),
                                 f"the weights in {filepath}")
-            optimizer_state = (_read_npz(io.BytesIO(archive.read("optimizer.npz")),
-                                         f"the optimizer state in {filepath}")
-                               if "optimizer.npz" in archive.namelist() else None)
+                optimizer_state = (_read_npz(io.BytesIO(archive.read("optimizer.npz")),
+                                             f"the optimizer state in {filepath}")
+                                   if "optimizer.npz" in names else None)
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
         raise ValueError(f"Cannot load model {filepath}: the file is truncated, corrupted or "
-                         f"not a tapeflow model ({error}).") from None
+                         f"not a tapeflow or Keras model ({error}).") from None
+    if keras_archive:
+        return _load_keras_model(filepath, config, custom_objects, compile, safe_mode)
     if config.get("format") != _MODEL_FORMAT:
         raise ValueError(f"{filepath} is not a tapeflow model file.")
+    finder = keras_format.Finder(custom_objects or {})
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or registered_class(name)
+    cls = finder.find(name)
     if cls is None:
-        raise ValueError(f"Unknown model class {name!r}: pass it in custom_objects.")
-    model = cls.from_config(config["config"], custom_objects=custom_objects) if name in (
+        raise ValueError(f"Unknown model class {name!r}: register it with "
+                         "@tf.keras.utils.register_keras_serializable() or pass it in "
+                         "custom_objects.")
+    model = cls.from_config(config["config"], custom_objects=finder) if name in (
         "Sequential", "Model", "Functional") else cls.from_config(config["config"])
     _assign_weights(model, weights, filepath)
     compile_config = config.get("compile")
@@ -284,4 +459,18 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             state = {k: v for k, v in optimizer_state.items() if not k.startswith("__")}
             # Builds the optimizer only if it was built when saved (had taken a step).
             model.optimizer.set_state(state, var_list=model.trainable_variables)
+    return model
+
+
+def _load_keras_model(filepath, config, custom_objects, compile, safe_mode):
+    """Keras 3's archive: the model from config.json, then its weights (checked first)."""
+    h5_format.require_h5py()
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"{filepath} has no model config (config.json names no class).")
+    model = keras_format.model_from_keras(config, custom_objects, safe_mode)
+    if compile:
+        keras_format.compile_from_keras(model, config.get("compile_config"), custom_objects,
+                                        safe_mode)
+    with _open_keras_weights(filepath) as f:
+        h5_format.read_keras3(model, f, filepath, load_optimizer=compile)
     return model
