@@ -8,8 +8,9 @@ Changes: `import tapeflow as tf` and `from tapeflow import keras`; `!pip install
 out and `!ls` / `!mkdir` done with os; every file is written in pytest's temporary
 directory (the page's relative paths, run from there); MNIST is the real MNIST test set
 beside the project (conftest's `mnist_split`: `load_data()`'s arrays, of which the page
-keeps 1000 training and 1000 test images anyway); fewer epochs (the checkpoint-options
-run trains 10 epochs instead of 50, the whole-model sections 2 instead of 5). One test
+keeps 1000 training and 1000 test images anyway); fewer epochs: 3 instead of 10 with the
+checkpoint callback, 5 instead of 50 with its options (so the files are cp-0000 and
+cp-0005), 2 instead of 5 in the other sections. One test
 per section, each training its own model as the page does. What the page prints or says
 is asserted: the files written, an untrained model near chance (10%), restored models
 with the trained model's loss and accuracy.
@@ -90,7 +91,7 @@ def test_checkpoint_callback(mnist):
     # Train the model with the new callback
     model.fit(train_images,
               train_labels,
-              epochs=10,
+              epochs=3,
               validation_data=(test_images, test_labels),
               callbacks=[cp_callback])  # Pass callback to training
     trained_loss, trained_acc = model.evaluate(test_images, test_labels, verbose=2)
@@ -147,7 +148,7 @@ def test_checkpoint_callback_options(mnist):
     # Train the model with the new callback
     model.fit(train_images,
               train_labels,
-              epochs=10,
+              epochs=5,
               batch_size=batch_size,
               callbacks=[cp_callback],
               validation_data=(test_images, test_labels),
@@ -155,15 +156,14 @@ def test_checkpoint_callback_options(mnist):
     trained_loss, trained_acc = model.evaluate(test_images, test_labels, verbose=2)
 
     print(os.listdir(checkpoint_dir))
-    assert sorted(os.listdir(checkpoint_dir)) == [
-        'cp-0000.weights.h5', 'cp-0005.weights.h5', 'cp-0010.weights.h5']
+    assert sorted(os.listdir(checkpoint_dir)) == ['cp-0000.weights.h5', 'cp-0005.weights.h5']
 
     def load_latest_checkpoint(checkpoint_dir):
         latest = max(os.listdir(checkpoint_dir), key=lambda f: int(f.split('-')[1].split('.')[0]))
         return os.path.join(checkpoint_dir, latest)
 
     latest = load_latest_checkpoint(checkpoint_dir)
-    assert latest == os.path.join('training_2', 'cp-0010.weights.h5')
+    assert latest == os.path.join('training_2', 'cp-0005.weights.h5')
 
     # Create a new model instance
     model = create_model()
