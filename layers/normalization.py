@@ -9,6 +9,7 @@ from .. import constraints, initializers, regularizers
 from ..api.array_ops import cast, reshape
 from ..math import add, divide, multiply, reduce_mean, reduce_sum, sqrt, square, subtract
 from ..core.tensor import Tensor
+from ..distribute.replica_ops import all_sum, in_distributed_step
 from .base import InputSpec, Layer
 from .layer_utils import serialize_option, weight_options_config
 
@@ -101,6 +102,8 @@ class BatchNormalization(_Affine):
         axis: the channel axis (-1).
         momentum: 0.99; epsilon: 1e-3, added to the variance.
         center, scale: whether to use beta and gamma.
+        synchronized: in a distributed step, use the global batch's statistics
+            (sums over the replicas) instead of each replica's own, as Keras 3.
 
     Raises:
         ValueError: for an input whose channel count or rank differs from the
@@ -148,6 +151,8 @@ class BatchNormalization(_Affine):
         self.input_spec = InputSpec(ndim=ndim, axes={self.axis: channels})
 
     def _batch_moments(self, inputs, mask):
+        if self.synchronized and mask is None and in_distributed_step():
+            return self._global_moments(inputs)
         if mask is None:
             return _moments(inputs, self._reduction_axes)
         mask = cast(mask, inputs.dtype)
@@ -165,6 +170,18 @@ class BatchNormalization(_Affine):
         variance = divide(reduce_sum(multiply(weights, deviation), axis=self._reduction_axes,
                                      keepdims=True), total)
         return mean, variance
+
+    def _global_moments(self, inputs):
+        """The moments of the global batch, whose rows are spread over the replicas:
+        sums and counts summed over them (differentiably), as Keras's synchronized
+        BatchNormalization."""
+        axes = self._reduction_axes
+        rows = np.prod([inputs.shape[a] for a in axes], dtype=np.int64)
+        count = all_sum(_scalar(float(rows), inputs))
+        mean = divide(all_sum(reduce_sum(inputs, axis=axes, keepdims=True)), count)
+        mean_square = divide(all_sum(reduce_sum(square(inputs), axis=axes, keepdims=True)),
+                             count)
+        return mean, subtract(mean_square, square(mean))
 
     def call(self, inputs, training=None, mask=None):
         if training and self.trainable:

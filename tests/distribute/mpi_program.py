@@ -4,7 +4,7 @@ only if rank 0's weights really are broadcast. Usage:
 
     python mpi_program.py MODE MODEL SHUFFLE OUT.npz
 
-MODE: fit | loop | raise | backup; MODEL: dense | conv | embedding; SHUFFLE: 0 | 1.
+MODE: fit | loop | raise | backup; MODEL: dense | conv | embedding | syncbn; SHUFFLE: 0 | 1.
 Rank 0 (or the lone process) writes the final weights and the history to OUT; in
 backup mode every rank writes OUT.<rank>.npz, and the job is interrupted (every
 rank raises) after its second epoch when OUT's folder holds a file named 'interrupt'.
@@ -40,6 +40,10 @@ def build():
         body = [layers.Embedding(20, 4), layers.GlobalAveragePooling1D()]
     elif KIND == "conv":
         body = [layers.Conv2D(3, 3, activation="relu"), layers.Flatten()]
+    elif KIND == "syncbn":  # statistics of the global batch, as one process sees them
+        # no bias before BN: its gradient is rounding noise, which Adam would amplify
+        body = [layers.Dense(7, use_bias=False), layers.BatchNormalization(synchronized=True),
+                layers.Activation("relu")]
     else:
         body = [layers.Dense(7, activation="relu")]
     return tf.keras.Sequential(body + [layers.Dense(3)])

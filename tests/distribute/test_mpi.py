@@ -51,6 +51,7 @@ def _reference(tmp_path_factory, mode, kind, shuffle):
 @pytest.mark.parametrize("ranks, mode, kind, shuffle", [
     (2, "fit", "dense", True), (4, "fit", "dense", True), (2, "fit", "dense", False),
     (2, "fit", "conv", False), (2, "fit", "embedding", True), (2, "loop", "dense", False),
+    (2, "fit", "syncbn", True),
 ])
 def test_ranks_end_where_one_process_on_the_global_batch_ends(tmp_path, tmp_path_factory,
                                                                ranks, mode, kind, shuffle):
