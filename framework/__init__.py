@@ -49,6 +49,11 @@ def executing_eagerly():
 # layers import tf.nn themselves, a bare GradientTape program never needs it.
 # name -> module (relative to tapeflow), or (module, attribute) for a member of one.
 _LAZY = {
+    # issue 18: control flow (compiler/control_flow.py)
+    "cond": ("compiler.control_flow", "cond"),
+    "while_loop": ("compiler.control_flow", "while_loop"),
+    "case": ("compiler.control_flow", "case"),
+    "switch_case": ("compiler.control_flow", "switch_case"),
     # issue 15 item 6: tf.strings
     "strings": "strings",
     "as_string": ("strings", "as_string"),

@@ -1,40 +1,68 @@
-"""function.py holds `tapeflow.function`, the stand-in for `tf.function`.
+"""function.py holds `tapeflow.function`, tapeflow's `tf.function`: it traces the
+Python function once per input signature (signature.py's keys, TF's rules)
+into a graph (tracing.py) and replays the graph on later calls (executor.py)
+without running the Python function, so Python side effects happen while
+tracing only, as in TF; `tf.print`, assignments and random draws run at every
+call. `tf.config.run_functions_eagerly(True)` runs the Python function instead.
 
-tapeflow is always eager: the decorator runs the Python function as it is,
-with identical results, and compiles nothing yet (a later piece of work).
-`tf.config.run_functions_eagerly(True)` is stored in runtime/settings.py; the
-compiled path, once there, must read `_run_eagerly()` at every call and run
-the Python function itself while it is True, as TF does."""
+Where tapeflow differs from TF, and why:
+- It traces with the call's real values, not symbolic tensors: the first call
+  of a signature runs eagerly while recording (so it prints values, not
+  `Tensor("x:0")`). A signature with None dims (input_signature,
+  reduce_retracing) is traced once per concrete shape it meets (counted once,
+  as TF; Python side effects run at each of these traces), because shapes read
+  in Python are baked into a graph.
+- What a graph cannot replay (a traced tensor's value used in Python: a
+  Python `if` on a tensor, `.numpy()`, `float()`, NumPy on it, public
+  functions that compute on values outside an op such as tf.math.argmax or
+  tf.cast to integers; NumPy's random generators; tf.cond/while_loop on a
+  traced predicate; AutoGraph's `for i in tf.range(n)` with a traced n, since
+  there is no AutoGraph yet) makes that signature run eagerly, with one
+  warning naming the function, the reason and the user's line. Values are
+  then right; only the speed differs.
+- A Variable passed as an argument is keyed by identity (another Variable
+  retraces); TF keys it by shape and dtype.
+- `get_concrete_function` with TensorSpecs traces at the first call, not at once.
+"""
 
+import collections
 import functools
+import inspect
+import warnings
+import weakref
 
+import numpy as np
+
+from ..core import nest
+from ..core import record as _record
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..core.tensor_spec import TensorSpec
 from ..runtime.settings import user_setting
+from . import signature as _sig
+from .executor import run_arrays, run_tensors
+from .tracing import Trace, current_trace, tracing
 
-__all__ = ["function"]
+__all__ = ["ConcreteFunction", "Function", "function"]
+
+_RETRACE_WARNING_AFTER = 5  # TF's FREQUENT_TRACING_WARNING_THRESHOLD
+_EAGER = "eager"  # a concrete key whose trace could not be replayed
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_compile=None, **unused_options):
-    """Decorate a function the way `tf.function` does, and run it eagerly.
-
-    Unlike TF, tapeflow does not trace the function into a graph: the
-    decorated function is the original one, called eagerly each time, so it
-    gives the same values as TF's compiled version, including Python side
-    effects on every call. The options are accepted for compatibility.
+    """Trace `func` into a graph per input signature, as `tf.function` does.
 
     >>> @tf.function
     ... def f(x):
     ...     return x * x
+
+    `autograph` and `jit_compile` are accepted and change nothing yet (see the
+    module docstring for what is not traced).
     """
     def decorate(fn):
-        @functools.wraps(fn)
-        def eager(*args, **kwargs):
-            # Eager whatever _run_eagerly() says, until a compiled path exists;
-            # that path goes here, behind `if not _run_eagerly():`.
-            return fn(*args, **kwargs)
-
-        eager.python_function = fn
-        return eager
+        return Function(fn, input_signature=input_signature, reduce_retracing=reduce_retracing,
+                        jit_compile=jit_compile)
 
     return decorate if func is None else decorate(func)
 
@@ -42,3 +70,376 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
 def _run_eagerly():
     """Whether tf.config.run_functions_eagerly(True) is in effect."""
     return user_setting("run_functions_eagerly")
+
+
+class Function:
+    """What `tf.function` returns: a callable with a cache of traces."""
+
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False,
+                 jit_compile=None, name=None):
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        self._reduce_retracing = reduce_retracing
+        self._jit_compile = jit_compile
+        self._concrete = []  # ConcreteFunction per traced signature, oldest first
+        self._exact = {}  # signature key -> ConcreteFunction
+        self._fast = {}  # (shape, dtype) per positional Tensor argument -> (concrete, graph)
+        self._recent = collections.deque(maxlen=_RETRACE_WARNING_AFTER)
+        self._warned_at = 0
+        self._last_key = None
+        self._bound = weakref.WeakKeyDictionary()
+        try:
+            self._parameters = inspect.signature(python_function).parameters
+        except (TypeError, ValueError):
+            self._parameters = None
+        functools.update_wrapper(self, python_function, updated=())
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def experimental_get_tracing_count(self):
+        """How many signatures were traced, as TF counts them."""
+        return len(self._concrete)
+
+    def __get__(self, instance, owner):
+        """A method: one Function per instance, as TF's (its traces are its own)."""
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self._python_function.__get__(instance, owner),
+                             self._input_signature, self._reduce_retracing, self._jit_compile,
+                             name=self._name)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    def __repr__(self):
+        return f"<tapeflow.function {self._name} (traced {len(self._concrete)} times)>"
+
+    # -- calls -------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not kwargs and self._input_signature is None:
+            fast = self._fast.get(_fast_key(args))
+            if fast is not None and not _run_eagerly() and current_trace() is None:
+                self._recent.append(False)
+                return fast[0]._run(fast[1], args)
+        if _run_eagerly() or current_trace() is not None:
+            return self._python_function(*args, **kwargs)  # inside a trace: inlined
+        names, values = self._bind(args, kwargs)
+        key = _sig.call_key(names, values)
+        concrete = self._lookup(key)
+        traced = concrete is None
+        if traced:
+            concrete = self._add_signature(key, names)
+        self._recent.append(traced)
+        return concrete._call_bound(values, key, cache_fast=not kwargs and args)
+
+    def _bind(self, args, kwargs):
+        """Parameter names and values, defaults filled in, ndarrays as Tensors,
+        checked against input_signature."""
+        if self._parameters is None:
+            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
+            values = list(args) + [kwargs[k] for k in sorted(kwargs)]
+        else:
+            try:
+                bound = inspect.Signature(self._parameters.values()).bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self._name}(): {e}") from None
+            bound.apply_defaults()
+            names, values = list(bound.arguments), list(bound.arguments.values())
+        values = [nest.map_structure(_as_argument, v) for v in values]
+        if self._input_signature is not None:
+            if len(values) < len(self._input_signature):
+                raise TypeError(f"{self._name}: the input_signature has "
+                                f"{len(self._input_signature)} entries but only {len(values)} "
+                                "arguments were given.")
+            if len(args) > len(self._input_signature):
+                raise TypeError(f"{self._name}: called with {len(args)} positional arguments "
+                                f"but its input_signature has {len(self._input_signature)}.")
+            for i, spec in enumerate(self._input_signature):
+                flat_specs = nest.flatten(spec)
+                checked = _sig.check_signature(self._name, flat_specs, nest.flatten(values[i]))
+                values[i] = nest.pack_sequence_as(spec, checked) if nest.is_nested(
+                    spec) else checked[0]
+        return names, values
+
+    def _lookup(self, key):
+        concrete = self._exact.get(key)
+        if concrete is not None:
+            return concrete
+        candidates = [c for c in self._concrete if c._general and _sig.matches(c._key, key)]
+        return candidates[-1] if candidates else None
+
+    def _add_signature(self, key, names):
+        general = False
+        if self._input_signature is not None:
+            n = len(self._input_signature)
+            key = tuple((name, _sig.leaf_key(spec)) for name, spec in
+                        zip(names[:n], self._input_signature)) + key[n:]
+            general = True
+        elif self._reduce_retracing:
+            for other in reversed(self._concrete):
+                relaxed = _sig.relax(other._key, key)
+                if relaxed is not None and relaxed != key:
+                    key, general = relaxed, True
+                    break
+        concrete = ConcreteFunction(self, key, general or _sig.is_general(key))
+        self._concrete.append(concrete)
+        self._exact[key] = concrete
+        self._warn_if_retracing(key)
+        self._last_key = key
+        return concrete
+
+    def _warn_if_retracing(self, key):
+        count = len(self._concrete)
+        recent = sum(self._recent) + 1
+        if count >= _RETRACE_WARNING_AFTER and recent >= _RETRACE_WARNING_AFTER - 1 \
+                and count >= self._warned_at + _RETRACE_WARNING_AFTER:
+            self._warned_at = count
+            change = _sig.describe_change(self._last_key, key)
+            warnings.warn(
+                f"{recent} out of the last {len(self._recent) + 1} calls to {self._name} "
+                f"triggered tf.function retracing ({count} traces so far). The last retrace: "
+                f"{change or 'a new signature'}. Retracing is expensive: pass tensors rather "
+                "than Python numbers, give an input_signature or use reduce_retracing=True.",
+                stacklevel=4)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (Tensors or TensorSpecs), traced
+        now when they are tensors (at its first call when they are specs)."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        names, values = self._bind(args, kwargs)
+        key = _sig.call_key(names, values)
+        concrete = self._lookup(key) or self._add_signature(key, names)
+        flat = nest.flatten(values)
+        if not any(isinstance(v, TensorSpec) for v in flat) and not concrete._graphs:
+            concrete._call_bound(values, _sig.call_key(names, values), cache_fast=False)
+        return concrete
+
+
+class ConcreteFunction:
+    """One traced signature: callable with matching arguments; its graphs per shape."""
+
+    def __init__(self, owner, key, general):
+        self._function = owner
+        self._key = key
+        self._general = general
+        self._graphs = {}  # concrete key -> Graph or _EAGER
+        self._output_specs = None
+        # A graph of a signature with None dims whose trace read no argument's
+        # shape in Python: it runs for every shape the signature accepts.
+        self._any_shape = None
+
+    @property
+    def structured_input_signature(self):
+        parameters = self._function._parameters
+        kinds = {n: p.kind for n, p in parameters.items()} if parameters else {}
+        args, kwargs = [], {}
+        for name, leaf in self._key:
+            if kinds.get(name) == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = _sig.spec_of_key(leaf)
+            else:
+                args.append(_sig.spec_of_key(leaf))
+        return tuple(args), kwargs
+
+    @property
+    def structured_outputs(self):
+        return self._output_specs
+
+    @property
+    def inputs(self):
+        return [s for s in nest.flatten(list(self.structured_input_signature[0]))
+                if isinstance(s, TensorSpec)]
+
+    @property
+    def outputs(self):
+        return [s for s in nest.flatten(self._output_specs) if isinstance(s, TensorSpec)]
+
+    @property
+    def function(self):
+        return self._function
+
+    def __repr__(self):
+        args, kwargs = self.structured_input_signature
+        return f"ConcreteFunction {self._function._name}{args + tuple(kwargs.items())}"
+
+    def __call__(self, *args, **kwargs):
+        function = self._function
+        names, values = function._bind(*self._with_frozen(args, kwargs))
+        key = _sig.call_key(names, values)
+        if not _sig.matches(self._key, key):
+            for (name, want), (_, got) in zip(self._key, key):
+                if not _sig.matches(((name, want),), ((name, got),)):
+                    error = InvalidArgumentError if want[0] == "T" and got[0] == "T" else TypeError
+                    raise error(f"ConcreteFunction {function._name}: argument {name!r} is a "
+                                f"{_sig._describe(got)}, but this function was traced for a "
+                                f"{_sig._describe(want)}.")
+            raise TypeError(f"ConcreteFunction {function._name}: the arguments do not match "
+                            "its signature.")
+        if _run_eagerly():
+            return function._python_function(*args, **kwargs)
+        return self._call_bound(values, key, cache_fast=False)
+
+    def _with_frozen(self, args, kwargs):
+        """The call's arguments plus the Python values this function was traced
+        with for the parameters the call leaves out (TF's concrete functions keep
+        them as constants)."""
+        parameters = self._function._parameters
+        if parameters is None:
+            return args, kwargs
+        given = set(list(parameters)[:len(args)]) | set(kwargs)
+        kwargs = dict(kwargs)
+        for name, leaf in self._key:
+            if name not in given and leaf[0] == "P" and name in parameters and \
+                    parameters[name].kind != inspect.Parameter.POSITIONAL_ONLY:
+                kwargs[name] = leaf[2]
+        return args, kwargs
+
+    # -- running -------------------------------------------------------------------
+    def _call_bound(self, values, key, cache_fast):
+        graph = self._graphs.get(key)
+        if graph is None:
+            if self._any_shape is None:
+                return self._trace(values, key, cache_fast)
+            graph = self._graphs[key] = self._any_shape
+            fast_key = _fast_key(values) if cache_fast else None
+            if fast_key is not None:
+                self._function._fast[fast_key] = (self, graph)
+        if graph is _EAGER:
+            return nest.map_structure(_as_output, self._call_python(values))
+        return self._run(graph, [t for t in nest.flatten(values) if type(t) is Tensor])
+
+    def _run(self, graph, tensors):
+        if _record._recording and _record.current_tapes():
+            values = run_tensors(graph, tensors)
+            wrap = _same
+        else:
+            values = run_arrays(graph, [t._value for t in tensors])
+            wrap = _wrap
+        structure, slots, leaves = graph.outputs
+        flat = [leaf if slot is None else wrap(values[slot]) if leaf is None
+                else _wrap(np.copy(_value_of(values[slot])))  # a Variable's value, copied
+                for slot, leaf in zip(slots, leaves)]
+        return nest.pack_sequence_as(structure, flat)
+
+    def _trace(self, values, key, cache_fast):
+        function = self._function
+        first = not any(c._graphs for c in function._concrete)
+        trace = Trace(function._name, may_create_variables=first)
+        with tracing(trace):
+            for leaf in nest.flatten(values):
+                if type(leaf) is Tensor:
+                    trace.add_input(leaf)
+            raw = self._call_python(values)
+        outputs = self._outputs(trace, raw)
+        result = nest.map_structure(_as_output, raw)
+        if trace.problem is not None:
+            self._graphs[key] = _EAGER
+            warnings.warn(f"tapeflow.function: {function._name} runs eagerly for this input "
+                          f"signature: {trace.problem}. Values are right; only speed is lost "
+                          "(see tapeflow.compiler.function's docstring).", stacklevel=4)
+            return result
+        graph = trace.graph
+        graph.outputs = outputs
+        graph.prune()
+        self._graphs[key] = graph
+        if self._general and not trace.shape_dependent:
+            self._any_shape = graph
+        if self._output_specs is None:
+            self._output_specs = nest.map_structure(_spec_of, result)
+        fast_key = _fast_key(values) if cache_fast else None
+        if fast_key is not None:
+            function._fast[fast_key] = (self, graph)
+        return result
+
+    def _call_python(self, values):
+        parameters = self._function._parameters
+        if parameters is None:
+            return self._function._python_function(*values)
+        args, kwargs = [], {}
+        for (name, p), value in zip(parameters.items(), values):
+            if p.kind == p.VAR_POSITIONAL:
+                args.extend(value)
+            elif p.kind == p.VAR_KEYWORD:
+                kwargs.update(value)
+            elif p.kind == p.KEYWORD_ONLY:
+                kwargs[name] = value
+            else:
+                args.append(value)
+        return self._function._python_function(*args, **kwargs)
+
+    @staticmethod
+    def _outputs(trace, result):
+        slots, leaves = [], []
+        for leaf in nest.flatten(result):
+            if isinstance(leaf, Tensor):
+                slot = trace.slot(leaf)
+                slots.append(slot)
+                # An array that is a Variable's own (the Variable returned) is copied
+                # at the end of each call; _COPY marks it.
+                leaves.append(_COPY if type(leaf) is Variable else None)
+            else:
+                slots.append(None)
+                leaves.append(_as_output(leaf))
+        return result, slots, leaves
+
+
+_COPY = object()
+
+
+def _value_of(value):
+    return value._value if isinstance(value, Tensor) else value
+
+
+def _fast_key(args):
+    try:
+        key = tuple((a._value.shape, a._value.dtype) for a in args if type(a) is Tensor)
+    except AttributeError:
+        return None
+    if len(key) != len(args) or (len(args) > 1 and len({id(a) for a in args}) != len(args)):
+        return None
+    return key
+
+
+def _as_argument(value):
+    return convert_to_tensor(value) if isinstance(value, np.ndarray) else value
+
+
+def _as_output(value):
+    """Return values become Tensors, as TF's (numbers, bools, arrays); None and
+    other objects are returned as they are."""
+    if isinstance(value, (bool, int, float, complex, np.ndarray, np.generic)):
+        return convert_to_tensor(value)
+    if type(value) is Variable:  # a Variable returned: its value now, as TF's read
+        return _wrap(_value_of(value).copy())
+    return value
+
+
+def _spec_of(value):
+    return TensorSpec(value.shape, value.dtype) if isinstance(value, Tensor) else value
+
+
+_new_tensor = object.__new__
+
+
+def _wrap(array):
+    tensor = _new_tensor(Tensor)
+    tensor._value = array
+    return tensor
+
+
+def _same(value):
+    return value

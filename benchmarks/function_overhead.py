@@ -1,0 +1,82 @@
+"""function_overhead.py times tapeflow.function's replay against eager execution
+(issue 18): the per-call cost of W1's step (seed 004: one tape gradient and
+one SGD update of `y = a*x**2 + b*x + c`) called from Python, and seed 004's
+whole 1000-step `for _ in tf.range(1000)` loop in one traced call.
+
+    python benchmarks/function_overhead.py [--repeats 7]
+
+Prints medians of interleaved runs in one process, and the first (tracing)
+call separately. Not a timed test: numbers depend on the machine.
+"""
+
+import argparse
+import platform
+import statistics
+import time
+
+import tapeflow as tf
+
+
+def _problem():
+    x = tf.Variable(0.0, name="x", dtype=tf.float32)
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.01)
+    a, b, c = tf.constant(1.0), tf.constant(-2.0), tf.constant(1.0)
+
+    def step():
+        with tf.GradientTape() as tape:
+            y = a * tf.pow(x, 2) + b * x + c
+        optimizer.apply_gradients([(tape.gradient(y, x), x)])
+        return y
+
+    def loop():
+        for _ in tf.range(1000):
+            step()
+        return a * tf.pow(x, 2) + b * x + c
+
+    return x, step, loop
+
+
+def _time(fn, calls):
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+
+    x_eager, step_eager, loop_eager = _problem()
+    x_traced, step, loop = _problem()
+    step_traced, loop_traced = tf.function(step), tf.function(loop)
+    start = time.perf_counter()
+    step_traced()
+    trace_step = time.perf_counter() - start
+    start = time.perf_counter()
+    loop_traced()
+    trace_loop = time.perf_counter() - start
+
+    rows = {"W1 step, eager (us/call)": [], "W1 step, traced (us/call)": [],
+            "seed 004 loop, eager (ms)": [], "seed 004 loop, traced (ms)": []}
+    for _ in range(args.repeats):  # interleaved, so that drifts hit both alike
+        rows["W1 step, eager (us/call)"].append(_time(step_eager, 1000) * 1e6)
+        rows["W1 step, traced (us/call)"].append(_time(step_traced, 1000) * 1e6)
+        x_eager.assign(0.0)
+        rows["seed 004 loop, eager (ms)"].append(_time(loop_eager, 1) * 1e3)
+        x_traced.assign(0.0)
+        rows["seed 004 loop, traced (ms)"].append(_time(loop_traced, 1) * 1e3)
+    print(f"CPU: {platform.processor() or platform.machine()}; python {platform.python_version()}")
+    print(f"first call (trace) of the step: {trace_step * 1e3:.1f} ms; "
+          f"of the loop: {trace_loop * 1e3:.0f} ms")
+    for name, values in rows.items():
+        print(f"{name:32s} median {statistics.median(values):9.2f}  "
+              f"(min {min(values):.2f}, max {max(values):.2f})")
+    print(f"x after the traced loop: {float(x_traced):.8f} (seed: 0.99999857)")
+    if loop_traced.experimental_get_tracing_count() != 1:
+        raise SystemExit("the loop was traced more than once")
+
+
+if __name__ == "__main__":
+    main()

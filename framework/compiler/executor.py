@@ -1,0 +1,100 @@
+"""executor.py replays a Graph (graph.py) without the Python function.
+
+`run_arrays` is the fast path: each op's NumPy/Numba forward on ndarrays, no
+Tensor objects, tape checks or dispatch between ops. `run_tensors` replays
+through `Op.__call__` on Tensors, so that the tapes recording in the calling
+thread record every op (a GradientTape around a call of a traced function);
+function.py picks it while a tape records. Effects (assignments, tf.print,
+random draws, optimizer updates) are called whole, with Tensors, in both.
+"""
+
+from ..core import nest
+from ..core.string_values import bytes_scalar
+from ..core.tensor import Tensor, Variable
+from .graph import OP, SlotRef
+
+__all__ = ["run_arrays", "run_tensors"]
+
+_new_tensor = object.__new__
+
+
+def _wrap(array):
+    tensor = _new_tensor(Tensor)
+    tensor._value = array
+    return tensor
+
+
+def run_arrays(graph, arrays):
+    """The output slots' arrays after running `graph` on the argument arrays."""
+    values = [None] * graph.size
+    for slot, array in graph.constants:
+        values[slot] = array
+    for slot, array in zip(graph.inputs, arrays):
+        values[slot] = array
+    for slot, variable in graph.variables:
+        values[slot] = variable._value
+    for node in graph.nodes:
+        if node[0] == OP:
+            _, op, slots, attrs, out_slot, copy_views = node
+            if len(slots) == 2:
+                out = op.forward(values[slots[0]], values[slots[1]], **attrs)
+            elif len(slots) == 1:
+                out = op.forward(values[slots[0]], **attrs)
+            else:
+                out = op.forward(*[values[s] for s in slots], **attrs)
+            if type(out) is bytes:
+                out = bytes_scalar(out)
+            elif copy_views and out.base is not None:
+                out = out.copy()  # a view of a Variable: later assignments must not change it
+            values[out_slot] = out
+        else:
+            _call(node, values, _wrap, _unwrap)
+            for slot, variable in graph.variables:  # an effect may have replaced an array
+                values[slot] = variable._value
+    return values
+
+
+def run_tensors(graph, tensors):
+    """Like run_arrays, with Tensors in the slots and every op called as an op."""
+    values = [None] * graph.size
+    for slot, array in graph.constants:
+        values[slot] = _wrap(array)
+    for slot, tensor in zip(graph.inputs, tensors):
+        values[slot] = tensor
+    for slot, variable in graph.variables:
+        values[slot] = variable
+    for node in graph.nodes:
+        if node[0] == OP:
+            _, op, slots, attrs, out_slot, _ = node
+            values[out_slot] = op(*[values[s] for s in slots], **attrs)
+        else:
+            _call(node, values, _same, _same)
+    return values
+
+
+def _same(value):
+    return value
+
+
+def _unwrap(tensor):
+    return tensor._value
+
+
+def _call(node, values, wrap, unwrap):
+    _, function, args, kwargs, outputs = node
+
+    def fill(leaf):
+        if type(leaf) is SlotRef:
+            return leaf.variable if leaf.variable is not None else wrap(values[leaf.slot])
+        return leaf
+
+    filled = nest.map_structure(fill, [args, kwargs])
+    result = function(*filled[0], **filled[1])
+    if outputs:
+        leaves = nest.flatten(result)
+        for i, slot in outputs:
+            values[slot] = unwrap(leaves[i])
+
+
+def is_variable(value):
+    return type(value) is Variable

@@ -1,0 +1,67 @@
+"""graph.py holds what a trace records: a flat list of nodes over numbered
+slots (one slot per value), in program order. The recorder is tracing.py, the
+runners executor.py; this module only stores nodes and prunes dead ones.
+
+A slot holds an ndarray while the graph runs. Slots are filled from the call's
+tensor arguments (`inputs`), from Variables read by reference when the call
+starts (`variables`: so assignments and optimizer updates between calls are
+seen), from constants captured at trace time (`constants`), or by nodes.
+"""
+
+from ..core import nest
+
+__all__ = ["CALL", "OP", "Graph", "SlotRef"]
+
+OP = 0  # (OP, op, input_slots, attrs, out_slot, copy_views)
+CALL = 1  # (CALL, function, args_template, kwargs_template, outputs): an effect, run whole
+
+
+class SlotRef:
+    """Where a Tensor stood in an effect's arguments: the value of slot `slot`;
+    `variable` is the Variable itself when the value is one (the effect may assign it)."""
+
+    __slots__ = ("slot", "variable")
+
+    def __init__(self, slot, variable=None):
+        self.slot = slot
+        self.variable = variable
+
+
+class Graph:
+    """One trace: slots, nodes, and where the result comes from."""
+
+    def __init__(self):
+        self.size = 0  # number of slots
+        self.constants = []  # (slot, ndarray) captured at trace time
+        self.inputs = []  # slot of each flat tensor argument, in order
+        self.variables = []  # (slot, Variable) read by reference at every call
+        self.nodes = []
+        self.outputs = None  # (structure, [slot or None per leaf], [python leaf or None])
+
+    def new_slot(self):
+        self.size += 1
+        return self.size - 1
+
+    def prune(self):
+        """Drop op nodes whose results nothing uses, as TF prunes unused ops.
+        Effects (CALL nodes: assignments, tf.print, random draws) always stay."""
+        live = {slot for slot in self.outputs[1] if slot is not None}
+        kept = []
+        for node in reversed(self.nodes):
+            if node[0] == OP:
+                if node[4] not in live:
+                    continue
+                live.update(node[2])
+            else:
+                live.update(_call_slots(node))
+            kept.append(node)
+        kept.reverse()
+        self.nodes = kept
+        self.constants = [(s, v) for s, v in self.constants if s in live]
+
+    def op_count(self):
+        return sum(1 for node in self.nodes if node[0] == OP)
+
+
+def _call_slots(node):
+    return [leaf.slot for leaf in nest.flatten([node[2], node[3]]) if type(leaf) is SlotRef]

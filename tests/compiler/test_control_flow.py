@@ -1,0 +1,151 @@
+"""tf.cond, tf.while_loop, tf.case, tf.switch_case: TF's values and errors,
+float64 gradient checks (first and second order) through them, and their
+behaviour inside a traced function (a constant predicate traces; a traced one
+runs that signature eagerly, with the right values)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import tapeflow as tf
+from tapeflow.testing.gradients import gradcheck
+
+
+# -- tf.cond -----------------------------------------------------------------------
+def test_cond_values_and_tf_doc_example():
+    x, y = tf.constant(2), tf.constant(5)
+    # TF's docstring: tf.cond(x < y, lambda: tf.add(x, z), lambda: tf.square(y))
+    z = tf.constant(3)
+    assert int(tf.cond(x < y, lambda: tf.add(x, z), lambda: tf.square(y))) == 5
+    assert int(tf.cond(x > y, lambda: tf.add(x, z), lambda: tf.square(y))) == 25
+    assert tf.cond(True, lambda: (1, 2), lambda: (3, 4)) == (1, 2)
+
+
+def test_cond_errors():
+    with pytest.raises(TypeError, match="true_fn must be callable"):
+        tf.cond(True, 1, lambda: 2)
+    with pytest.raises(TypeError, match="false_fn must be callable"):
+        tf.cond(True, lambda: 1, None)
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        tf.cond(tf.constant([True, False]), lambda: 1, lambda: 2)
+    with pytest.raises(TypeError, match="float32"):
+        tf.cond(tf.constant(1.0), lambda: 1, lambda: 2)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (0, 3)])
+def test_cond_gradcheck(shape):
+    x = np.random.default_rng(0).normal(size=shape)
+    gradcheck(lambda t: tf.cond(tf.constant(True), lambda: tf.sin(t) * t, lambda: t), x)
+    gradcheck(lambda t: tf.cond(tf.constant(False), lambda: t, lambda: tf.exp(t) * 2.0), x)
+
+
+# -- tf.while_loop ---------------------------------------------------------------------
+def test_while_loop_tf_doc_examples():
+    i = tf.constant(0)
+    assert int(tf.while_loop(lambda i: tf.less(i, 10), lambda i: (tf.add(i, 1),), [i])[0]) == 10
+    # A single loop variable that is not a list comes back bare.
+    assert int(tf.while_loop(lambda i: i < 10, lambda i: i + 1, i)) == 10
+    # TF's nested example: ijk_0 = (0, (1, 2)), c: i < 10, b: (i + 1, ((j + k), (j - k)))
+    i, (j, k) = tf.while_loop(lambda i, p: i < 10,
+                              lambda i, p: (i + 1, (p[0] + p[1], p[0] - p[1])),
+                              (tf.constant(0), (tf.constant(1), tf.constant(2))))
+    a, b = 1, 2
+    for _ in range(10):
+        a, b = a + b, a - b
+    assert (int(i), int(j), int(k)) == (10, a, b)
+
+
+def test_while_loop_maximum_iterations_and_errors():
+    out = tf.while_loop(lambda i: True, lambda i: i + 1, [tf.constant(0)], maximum_iterations=7)
+    assert int(out[0]) == 7
+    with pytest.raises(TypeError, match="'cond' must be callable"):
+        tf.while_loop(1, lambda i: i, [0])
+    with pytest.raises(ValueError, match=r"shape \(1,\).*\(2,\)"):
+        tf.while_loop(lambda x: tf.size(x) < 3, lambda x: tf.concat([x, x], 0), [tf.ones([1])])
+    grown = tf.while_loop(lambda x: tf.size(x) < 3, lambda x: tf.concat([x, x], 0),
+                          [tf.ones([1])], shape_invariants=[tf.TensorShape([None])])
+    assert tuple(grown[0].shape) == (4,)
+    with pytest.raises(TypeError, match="int32.*float32"):
+        tf.while_loop(lambda x: x < 3, lambda x: tf.cast(x, tf.float32) + 1.0, [tf.constant(0)])
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (0, 2)])
+def test_while_loop_gradcheck(shape):
+    x = np.random.default_rng(1).normal(size=shape) * 0.5
+
+    def repeated(t):
+        _, out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) + v * t),
+                               (tf.constant(0), t))
+        return out
+
+    gradcheck(repeated, x)
+
+
+# -- tf.case and tf.switch_case --------------------------------------------------------
+def test_case_tf_doc_examples():
+    x, y = tf.constant(1), tf.constant(2)
+    f1, f2, f3 = lambda: tf.constant(17), lambda: tf.constant(23), lambda: tf.constant(-1)
+    assert int(tf.case([(tf.less(x, y), f1)], default=f2)) == 17
+    assert int(tf.case([(tf.less(y, x), f1)], default=f2)) == 23
+    z = tf.constant(3)
+    r = tf.case([(tf.less(x, y), f1), (tf.greater(x, z), f2)], default=f3, exclusive=True)
+    assert int(r) == 17
+    assert int(tf.case([(tf.less(y, x), f1), (tf.less(x, y), f2)])) == 23
+    assert tf.case([(True, lambda: [5])]) == 5  # a singleton list is unpacked
+    assert tf.case([(True, lambda: [5])], strict=True) == [5]
+
+
+def test_case_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="more than 1"):
+        tf.case([(True, lambda: 1), (True, lambda: 2)], exclusive=True)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions"):
+        tf.case([(False, lambda: 1)])
+    with pytest.raises(TypeError, match="must be callable"):
+        tf.case([(True, 3)])
+
+
+def test_switch_case_values():
+    branches = {0: lambda: tf.constant(17), 1: lambda: tf.constant(13)}
+    default = lambda: tf.constant(-1)
+    assert int(tf.switch_case(tf.constant(1), branches, default)) == 13
+    assert int(tf.switch_case(tf.constant(5), branches, default)) == -1
+    assert int(tf.switch_case(-1, [lambda: 1, lambda: 2])) == 2  # TF: the last branch
+    with pytest.raises(ValueError, match="at least one"):
+        tf.switch_case(0, [])
+    with pytest.raises(TypeError, match="int32 or int64"):
+        tf.switch_case(tf.constant(1.0), [lambda: 1])
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3), (0,)])
+def test_case_and_switch_case_gradcheck(shape):
+    x = np.random.default_rng(2).normal(size=shape)
+    gradcheck(lambda t: tf.case([(tf.constant(False), lambda: t), (tf.constant(True),
+                                                                   lambda: tf.tanh(t) * t)]), x)
+    gradcheck(lambda t: tf.switch_case(tf.constant(1), [lambda: t, lambda: tf.square(t) * 3.0]),
+              x)
+
+
+# -- inside a traced function ---------------------------------------------------------
+def test_constant_predicate_traces_and_replays():
+    @tf.function
+    def f(x, flag):
+        return tf.cond(flag, lambda: x * 2.0, lambda: x - 1.0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(f(tf.constant(3.0), True)) == 6.0
+        assert float(f(tf.constant(4.0), True)) == 8.0
+        assert float(f(tf.constant(4.0), False)) == 3.0
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_traced_predicate_runs_eagerly_with_the_right_values():
+    @tf.function
+    def f(x):
+        y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0, lambda: -x)
+        return tf.while_loop(lambda v: tf.reduce_sum(v) < 100.0, lambda v: v * 3.0, [y])[0]
+
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        first = f(tf.constant([1.0, 2.0]))
+    np.testing.assert_array_equal(first.numpy(), [54.0, 108.0])
+    np.testing.assert_array_equal(f(tf.constant([-1.0, -2.0])).numpy(), [81.0, 162.0])
