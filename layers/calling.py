@@ -10,7 +10,7 @@ import numpy as np
 
 from ..api.array_ops import cast as _cast
 from ..core import nest
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, convert_to_tensor
 from ..math import divide as _divide
 from .layer_utils import _as_shape_tree, _is_shape_list, _shape_of
 from .tracking import get_keras_mask, set_keras_mask
@@ -59,7 +59,7 @@ def convert_inputs(layer, args, kwargs):
     def converter(kinds):
         def convert(x):
             if isinstance(x, (np.ndarray, np.generic)):
-                x = Tensor(np.array(x))
+                x = convert_to_tensor(x)  # text arrays become tf.string tensors
             if isinstance(x, Tensor) and target is not None and x._value.dtype.kind in kinds \
                     and x._value.dtype != target:
                 return _cast(x, target)

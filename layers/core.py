@@ -4,6 +4,8 @@ BLAS matmul over all leading axes)."""
 
 import inspect
 
+import numpy as np
+
 from .. import activations, constraints, initializers, regularizers
 from ..api.array_ops import reshape
 from ..linalg import matmul
@@ -40,10 +42,12 @@ class Dense(Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
+        # Any integer, NumPy's included (`Dense(np.prod(shape))`), as Keras takes them.
+        if isinstance(units, (bool, np.bool_)) or not isinstance(units, (int, np.integer)) \
+                or units <= 0:
             raise ValueError(f"Received an invalid value for `units` of layer {self.name!r}, "
                              f"expected a positive integer. Received: units={units!r}")
-        self.units = units
+        self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)

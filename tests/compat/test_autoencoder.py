@@ -12,16 +12,10 @@ scikit-learn) left out.
 """
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=True, raises=(ImportError, AttributeError, ValueError), reason=(
-    "needs `from tensorflow.keras.models import Model` and `from tensorflow.keras.datasets "
-    "import fashion_mnist` (tapeflow.keras.models/.datasets are attributes, not importable "
-    "modules): issue 15/16; and Dense(units=np.int32(784)) is rejected "
-    "(tf.math.reduce_prod(shape).numpy() is a NumPy integer)"))
 def test_autoencoder(mnist_split):
     from tapeflow.keras import layers, losses
     from tapeflow.keras.datasets import fashion_mnist  # noqa: F401 (the data: mnist_split)

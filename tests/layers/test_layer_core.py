@@ -133,3 +133,13 @@ def test_repeat_vector():
     np.testing.assert_array_equal(out.numpy(), np.repeat(x[:, None, :], 3, axis=1))
     with pytest.raises(ValueError, match="expected ndim=2"):
         L.RepeatVector(3)(np.ones((2, 3, 4), np.float32))
+
+
+def test_dense_takes_numpy_integer_units():
+    """`Dense(np.prod(shape))` as the autoencoder tutorial writes it (Keras accepts it)."""
+    layer = tf.keras.layers.Dense(np.int32(784))
+    assert layer.units == 784 and type(layer.units) is int
+    assert layer.get_config()["units"] == 784
+    for bad in (True, 2.5, np.float32(3), 0, -1):
+        with pytest.raises(ValueError, match="positive integer"):
+            tf.keras.layers.Dense(bad)
