@@ -10,6 +10,7 @@ import it. Keras 2's text Tokenizer is in text.py, reached as
 from .arrays import normalize, pad_sequences, to_categorical
 from .files import get_file
 from .images import array_to_img, img_to_array, load_img, save_img
+from .plot_model import model_to_dot, plot_model
 from .progbar import Progbar
 from .random_seed import set_random_seed
 from .registry import (custom_object_scope, get_custom_objects, get_registered_name,
@@ -18,4 +19,4 @@ from .registry import (custom_object_scope, get_custom_objects, get_registered_n
 __all__ = ["set_random_seed", "to_categorical", "normalize", "pad_sequences", "get_file",
            "Progbar", "register_keras_serializable", "get_registered_object",
            "get_registered_name", "get_custom_objects", "custom_object_scope", "array_to_img",
-           "img_to_array", "load_img", "save_img"]
+           "img_to_array", "load_img", "save_img", "plot_model", "model_to_dot"]

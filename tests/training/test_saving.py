@@ -1,6 +1,7 @@
 """Weights files and whole-model files: round trips, resuming, bad files."""
 
 import os
+import zipfile
 
 import numpy as np
 import pytest
@@ -164,3 +165,29 @@ def test_a_model_saved_at_every_point_of_its_life_loads_back(tmp_path):
     assert round_trip(model).optimizer.built  # trained: slots saved and restored
     model.compile(tf.keras.optimizers.SGD(0.1, momentum=0.9), "mse")  # a fresh optimizer
     assert not round_trip(model).optimizer.built
+
+
+def test_archive_members_outside_the_target_are_refused(tmp_path):
+    for name in ("../escape.json", "/etc/passwd", "a/../../b"):
+        path = tmp_path / "evil.keras"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("config.json", "{}")
+            archive.writestr(name, "x")
+        with pytest.raises(ValueError, match="Not allowed.*crafted archive"):
+            tf.keras.models.load_model(path)
+    assert sorted(os.listdir(tmp_path)) == ["evil.keras"]
+
+
+def test_a_zip_bomb_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "bomb.keras"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", "{}")
+        with archive.open("model.weights.npz", "w") as member:
+            block = bytes(1 << 20)
+            for _ in range(80):  # 80 MiB of zeros, about 80 KiB stored
+                member.write(block)
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(ValueError, match="decompression bomb"):
+        tf.keras.models.load_model(path)
+    with pytest.raises(ValueError, match="decompression bomb"):
+        make_model().load_weights(path)
