@@ -27,6 +27,7 @@ _operators.install()
 
 from . import linalg, math, random  # noqa: E402
 from .api.array_ops import *  # noqa: E402,F401,F403 -- each module's __all__ is its public API
+from .api.grid_ops import *  # noqa: E402,F401,F403
 from .api.indexing_ops import *  # noqa: E402,F401,F403
 from .api.scatter_ops import *  # noqa: E402,F401,F403
 from .compiler.function import function  # noqa: E402

@@ -11,6 +11,7 @@ from ..core import dtypes
 from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
 from ..core.record import cut as _cut
+from ..core.string_values import OBJECT as _OBJECT
 from ..ops import math as _m
 from ..ops import shape as _s
 from . import dispatch as _dispatch
@@ -19,7 +20,7 @@ from ..core.tensor import Tensor, as_tensor, convert_to_tensor
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "cast",
            "identity", "stop_gradient", "ones", "zeros", "ones_like", "zeros_like", "fill",
            "range", "shape", "size", "rank", "concat", "stack", "unstack", "split", "tile",
-           "pad", "eye", "linspace", "reverse", "roll", "meshgrid"]
+           "pad", "reverse", "roll"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -124,8 +125,9 @@ def cast(x, dtype, name=None):
     target = dtypes.as_dtype(dtype)._np
     if x._value.dtype == target:
         return x
-    if x._value.dtype.kind in "fc" and target.kind in "fc":
-        return _m.cast(x, dtype=target)
+    if (x._value.dtype.kind in "fc" and target.kind in "fc") or _OBJECT in (x._value.dtype,
+                                                                             target):
+        return _m.cast(x, dtype=target)  # between strings and numbers, TF's Unimplemented
     return _cut("cast", (x,), Tensor(x._value.astype(target)))  # no gradient: a path ends
 
 
@@ -142,25 +144,35 @@ def stop_gradient(input, name=None):  # noqa: A002
 def ones(shape, dtype=dtypes.float32, name=None):
     if _dispatch.for_value("ones", shape):
         return _dispatch.for_value("ones", shape)(shape, dtype)
-    return Tensor(np.ones(_shape_tuple(shape, "ones"), dtypes.as_dtype(dtype)._np))
+    return Tensor(_full(_shape_tuple(shape, "ones"), dtypes.as_dtype(dtype)._np, 1, "Ones"))
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
     if _dispatch.for_value("zeros", shape):
         return _dispatch.for_value("zeros", shape)(shape, dtype)
-    return Tensor(np.zeros(_shape_tuple(shape, "zeros"), dtypes.as_dtype(dtype)._np))
+    return Tensor(_full(_shape_tuple(shape, "zeros"), dtypes.as_dtype(dtype)._np, 0, "Zeros"))
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002 -- no gradient, as in TF
     x = as_tensor(input)
-    return Tensor(np.ones(x._value.shape, x._value.dtype if dtype is None
-                          else dtypes.as_dtype(dtype)._np))
+    return Tensor(_full(x._value.shape, x._value.dtype if dtype is None
+                        else dtypes.as_dtype(dtype)._np, 1, "OnesLike"))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002 -- no gradient, as in TF
     x = as_tensor(input)
-    return Tensor(np.zeros(x._value.shape, x._value.dtype if dtype is None
-                           else dtypes.as_dtype(dtype)._np))
+    return Tensor(_full(x._value.shape, x._value.dtype if dtype is None
+                        else dtypes.as_dtype(dtype)._np, 0, "ZerosLike"))
+
+
+def _full(shape, np_dtype, number, op):
+    """An array of `number`; of b'' for zeros of strings, as TF (strings have no ones)."""
+    if np_dtype != _OBJECT:
+        return np.full(shape, number, np_dtype)
+    if number:
+        raise InvalidArgumentError(f"Value for attr 'T' of string is not in the list of "
+                                   f"allowed values: {op} has no kernel for strings [Op:{op}]")
+    return np.full(shape, b"", dtype=object)
 
 
 def fill(dims, value, name=None):
@@ -392,6 +404,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if mode == "CONSTANT":
         out_shape = tuple(int(d + a + b) for d, (a, b) in zip(shape, pads))
         key = tuple(slice(int(a), int(a + d)) for d, (a, _) in zip(shape, pads))
+        if x._value.dtype == _OBJECT:  # strings: padded with b'' (or the given text)
+            out = np.full(out_shape, b"" if constant_values == 0 else
+                          convert_to_tensor(constant_values)._value[()], dtype=object)
+            out[key] = x._value
+            return Tensor(out)
         out = _s.scatter_into(x, key=key, shape=out_shape)
         c = convert_to_tensor(constant_values, dtype_hint=x._value.dtype)._value
         if c.item() != 0:  # TF: no gradient for constant_values
@@ -415,25 +432,6 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
                                   np.arange(d - 1 - shift, d - 1 - shift - b, -1)])
             out = _s.gather(out, Tensor(idx), axis=axis)
     return out
-
-
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """An identity matrix (or a batch of them), as tf.eye."""
-    cols = num_rows if num_columns is None else num_columns
-    matrix = np.eye(int(num_rows), int(cols), dtype=dtypes.as_dtype(dtype)._np)
-    batch = () if batch_shape is None else _shape_tuple(batch_shape, "eye")
-    return Tensor(np.broadcast_to(matrix, batch + matrix.shape).copy())
-
-
-def linspace(start, stop, num, name=None, axis=0):
-    """`num` evenly spaced values from `start` to `stop` inclusive, as tf.linspace.
-    Python floats give float32; integer inputs give float64 (TF divides them)."""
-    a, b = as_tensor(start)._value, as_tensor(stop)._value
-    dtype = np.result_type(a, b)
-    dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
-    if int(num) < 0:
-        raise InvalidArgumentError(f"Requires num > 0: {int(num)} [Op:LinSpace]")
-    return Tensor(np.linspace(a, b, int(num), axis=int(axis)).astype(dtype))
 
 
 def reverse(tensor, axis, name=None):
@@ -464,25 +462,3 @@ def roll(input, shift, axis, name=None):  # noqa: A002
         if n and s % n:
             x = _s.gather(x, Tensor((np.arange(n) - s) % n), axis=a)
     return x
-
-
-def meshgrid(*args, **kwargs):
-    """N-D coordinate grids from N 1-D tensors, as tf.meshgrid: `indexing="xy"`
-    (default, Cartesian: the first two axes swapped) or "ij" (matrix)."""
-    indexing = kwargs.pop("indexing", "xy")
-    kwargs.pop("name", None)
-    if kwargs or indexing not in ("xy", "ij"):
-        raise TypeError(f"meshgrid: unexpected arguments {sorted(kwargs)} or indexing "
-                        f"{indexing!r} (expected 'xy' or 'ij').")
-    xs = [reshape(a, [-1]) for a in args]
-    sizes = [x._value.shape[0] for x in xs]
-    order = list(builtins.range(len(xs)))
-    if indexing == "xy" and len(xs) > 1:
-        order[0], order[1] = 1, 0
-    full = tuple(sizes[k] for k in order)
-    grids = []
-    for i, x in enumerate(xs):
-        at = order.index(i)
-        shaped = _s.reshape(x, shape=(1,) * at + (sizes[i],) + (1,) * (len(xs) - at - 1))
-        grids.append(_s.broadcast_to(shaped, shape=full))
-    return grids

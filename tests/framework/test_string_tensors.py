@@ -257,3 +257,20 @@ def test_string_ops_keep_their_own_errors():
     with pytest.raises(ValueError) as raised:
         _s.concat(a, b, axis=0)  # unchecked primitive: NumPy's shape error, not "no kernel"
     assert "no kernel for strings" not in str(raised.value)
+
+
+def test_zeros_and_pad_of_strings_hold_empty_strings_as_tf():
+    s = tf.constant(["a", "bb"])
+    assert tf.zeros([2], tf.string).numpy().tolist() == [b"", b""]
+    assert tf.zeros_like(s).numpy().tolist() == [b"", b""]
+    assert tf.pad(s, [[1, 1]]).numpy().tolist() == [b"", b"a", b"bb", b""]
+    assert tf.pad(s, [[0, 1]], constant_values="-").numpy().tolist() == [b"a", b"bb", b"-"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="OnesLike"):
+        tf.ones_like(s)
+
+
+def test_casts_between_strings_and_numbers_are_unimplemented_as_tf():
+    with pytest.raises(tf.errors.UnimplementedError, match="Cast string to float"):
+        tf.cast(tf.constant(["1"]), tf.float32)
+    with pytest.raises(tf.errors.UnimplementedError, match="Cast int32 to string"):
+        tf.cast(tf.constant([1]), tf.string)
