@@ -270,7 +270,9 @@ class GradientTape:
                                  f"{len(targets)} targets; give one per target.")
         seed_tensors = []
         for t, seed in zip(targets, seeds):
-            if seed is None:
+            if t._value.dtype.kind not in "fc":
+                seed_tensors.append(None)  # an integer, boolean or string target: no gradient
+            elif seed is None:
                 value = t._value
                 seed_tensors.append(scalar(1, value.dtype) if value.ndim == 0
                                     else Tensor(np.ones(value.shape, value.dtype)))
@@ -417,7 +419,7 @@ def _backward(records, tracked, targets, seeds, sources, batch_ndim):
     grads = {}
     for t, seed in zip(targets, seeds):
         key = id(t)
-        if key in needed:
+        if key in needed and seed is not None:
             prev = grads.get(key)
             grads[key] = seed if prev is None else add(prev, seed)
     for op, inputs, out, attrs in reversed(records):

@@ -274,3 +274,14 @@ def test_casts_between_strings_and_numbers_are_unimplemented_as_tf():
         tf.cast(tf.constant(["1"]), tf.float32)
     with pytest.raises(tf.errors.UnimplementedError, match="Cast int32 to string"):
         tf.cast(tf.constant([1]), tf.string)
+
+
+def test_gradient_of_a_string_or_integer_target_is_none():
+    x = tf.Variable(1.0)
+    with tf.GradientTape(persistent=True) as tape:
+        text = tf.constant("a")
+        count = tf.constant(3)
+        doubled = x * 2.0
+    assert tape.gradient(text, x) is None
+    assert tape.gradient(count, x) is None
+    assert tape.gradient([text, doubled], x).numpy() == 2.0
