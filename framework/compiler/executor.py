@@ -10,10 +10,10 @@ random draws, optimizer updates) are called whole, with Tensors, in both.
 
 from ..core import nest
 from ..core.string_values import bytes_scalar
-from ..core.tensor import Tensor, Variable
+from ..core.tensor import Tensor
 from .graph import OP, SlotRef
 
-__all__ = ["run_arrays", "run_tensors"]
+__all__ = ["filler", "run_arrays", "run_tensors"]
 
 _new_tensor = object.__new__
 
@@ -81,20 +81,31 @@ def _unwrap(tensor):
 
 
 def _call(node, values, wrap, unwrap):
-    _, function, args, kwargs, outputs = node
-
-    def fill(leaf):
-        if type(leaf) is SlotRef:
-            return leaf.variable if leaf.variable is not None else wrap(values[leaf.slot])
-        return leaf
-
-    filled = nest.map_structure(fill, [args, kwargs])
-    result = function(*filled[0], **filled[1])
+    _, function, fill_args, fill_kwargs, outputs = node
+    result = function(*fill_args(values, wrap), **fill_kwargs(values, wrap))
     if outputs:
         leaves = nest.flatten(result)
         for i, slot in outputs:
             values[slot] = unwrap(leaves[i])
 
 
-def is_variable(value):
-    return type(value) is Variable
+def filler(template):
+    """A function `(values, wrap) -> template with each SlotRef replaced by its
+    value` (the Variable itself for a Variable), built once per effect node so
+    that a replay walks no structure generically."""
+    if type(template) is SlotRef:
+        slot, variable = template.slot, template.variable
+        if variable is not None:
+            return lambda values, wrap: variable
+        return lambda values, wrap: wrap(values[slot])
+    if isinstance(template, dict):
+        parts = {k: filler(v) for k, v in template.items()}
+        return lambda values, wrap: {k: f(values, wrap) for k, f in parts.items()}
+    if isinstance(template, (list, tuple)):
+        parts = [filler(v) for v in template]
+        if hasattr(template, "_fields"):  # a namedtuple
+            return lambda values, wrap: type(template)(*[f(values, wrap) for f in parts])
+        kind = type(template)
+        return lambda values, wrap: kind([f(values, wrap) for f in parts])
+    return lambda values, wrap: template
+

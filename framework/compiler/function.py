@@ -144,7 +144,7 @@ class Function:
         if traced:
             concrete = self._add_signature(key, names)
         self._recent.append(traced)
-        return concrete._call_bound(values, key, cache_fast=not kwargs and args)
+        return concrete._call_bound(values, key, cache_fast=not kwargs)
 
     def _bind(self, args, kwargs):
         """Parameter names and values, defaults filled in, ndarrays as Tensors,
@@ -333,7 +333,7 @@ class ConcreteFunction:
         flat = [leaf if slot is None else wrap(values[slot]) if leaf is None
                 else _wrap(np.copy(_value_of(values[slot])))  # a Variable's value, copied
                 for slot, leaf in zip(slots, leaves)]
-        return nest.pack_sequence_as(structure, flat)
+        return nest.pack_sequence_as(structure, flat) if nest.is_nested(structure) else flat[0]
 
     def _trace(self, values, key, cache_fast):
         function = self._function

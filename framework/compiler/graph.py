@@ -13,7 +13,9 @@ from ..core import nest
 __all__ = ["CALL", "OP", "Graph", "SlotRef"]
 
 OP = 0  # (OP, op, input_slots, attrs, out_slot, copy_views)
-CALL = 1  # (CALL, function, args_template, kwargs_template, outputs): an effect, run whole
+# (CALL, function, fill_args, fill_kwargs, outputs): an effect, run whole; fill_* build
+# its arguments from the slots (executor.filler), outputs are (leaf index, slot) pairs
+CALL = 1
 
 
 class SlotRef:
@@ -37,6 +39,7 @@ class Graph:
         self.variables = []  # (slot, Variable) read by reference at every call
         self.nodes = []
         self.outputs = None  # (structure, [slot or None per leaf], [python leaf or None])
+        self.templates = []  # each CALL node's [args, kwargs] with SlotRefs, for pruning
 
     def new_slot(self):
         self.size += 1
@@ -46,14 +49,13 @@ class Graph:
         """Drop op nodes whose results nothing uses, as TF prunes unused ops.
         Effects (CALL nodes: assignments, tf.print, random draws) always stay."""
         live = {slot for slot in self.outputs[1] if slot is not None}
+        live.update(leaf.slot for leaf in nest.flatten(self.templates) if type(leaf) is SlotRef)
         kept = []
         for node in reversed(self.nodes):
             if node[0] == OP:
                 if node[4] not in live:
                     continue
                 live.update(node[2])
-            else:
-                live.update(_call_slots(node))
             kept.append(node)
         kept.reverse()
         self.nodes = kept
@@ -62,6 +64,3 @@ class Graph:
     def op_count(self):
         return sum(1 for node in self.nodes if node[0] == OP)
 
-
-def _call_slots(node):
-    return [leaf.slot for leaf in nest.flatten([node[2], node[3]]) if type(leaf) is SlotRef]

@@ -27,6 +27,7 @@ from ..core import record as _record
 from ..core.sites import user_site
 from ..core.tensor import Tensor, Variable
 from ..ops.registry import Op
+from .executor import filler
 from .graph import CALL, OP, Graph, SlotRef
 
 __all__ = ["VARIABLE_ERROR", "Trace", "current_trace", "register_effect", "tracing"]
@@ -116,7 +117,9 @@ class Trace:
         """Record a call that replays whole; returns its list of output slots."""
         outputs = []
         template = nest.map_structure(self._template_leaf, [list(args), kwargs])
-        self.graph.nodes.append((CALL, function, template[0], template[1], outputs))
+        self.graph.nodes.append((CALL, function, filler(template[0]), filler(template[1]),
+                                 outputs))
+        self.graph.templates.append(template)
         return outputs
 
     def _template_leaf(self, leaf):
