@@ -12,6 +12,7 @@ import collections
 
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
+from ..core.string_values import refuse_strings
 from ..core.tensor import Tensor, as_tensor
 from ..ops import shape as _s
 from . import dispatch as _dispatch
@@ -328,7 +329,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 
 
 def _order(values, axis, direction, op_name):
-    x = as_tensor(values)
+    x = refuse_strings(as_tensor(values), op_name)
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f"{op_name}: direction must be 'ASCENDING' or 'DESCENDING', got "
                          f"{direction!r}.")

@@ -5,7 +5,9 @@ with TF's errors for mixed or ragged input; tensor.py decides when to call it.""
 
 import numpy as np
 
-__all__ = ["OBJECT", "to_bytes_array", "bytes_scalar", "holds_text"]
+from .errors import InvalidArgumentError
+
+__all__ = ["OBJECT", "to_bytes_array", "bytes_scalar", "holds_text", "refuse_strings"]
 
 OBJECT = np.dtype(object)
 
@@ -67,3 +69,12 @@ def to_bytes_array(value):
     out = np.empty(array.shape, OBJECT)
     out.reshape(-1)[:] = flat
     return out
+
+
+def refuse_strings(tensor, op_name):
+    """TF's error for a string tensor given to an op with no string kernel (for the
+    public functions that compute on arrays directly, where NumPy would order bytes)."""
+    if tensor._value.dtype is OBJECT:
+        raise InvalidArgumentError(f"Value for attr 'T' of string is not in the list of "
+                                   f"allowed values: {op_name} takes numbers [Op:{op_name}]")
+    return tensor

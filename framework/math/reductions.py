@@ -11,6 +11,7 @@ from ..core import dtypes
 from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
 from ..core.record import cut as _cut
+from ..core.string_values import refuse_strings
 from ..core.tensor import Tensor, as_tensor
 from ..ops import math as _m
 from ..ops import reduce as _r
@@ -140,7 +141,7 @@ def _single_axis(x, axis, tf_name):
 
 def _index_reduction(np_fn, tf_name):
     def apply(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
-        x = as_tensor(input)
+        x = refuse_strings(as_tensor(input), tf_name)
         out = dtypes.as_dtype(output_type)
         if out not in (dtypes.int32, dtypes.int64):
             raise TypeError(f"{tf_name}: output_type must be int32 or int64, got {out.name}.")

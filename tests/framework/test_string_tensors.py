@@ -285,3 +285,9 @@ def test_gradient_of_a_string_or_integer_target_is_none():
     assert tape.gradient(text, x) is None
     assert tape.gradient(count, x) is None
     assert tape.gradient([text, doubled], x).numpy() == 2.0
+
+
+@pytest.mark.parametrize("op", [tf.argmax, tf.argmin, tf.sort, tf.argsort])
+def test_ordering_ops_refuse_strings_as_tf(op):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="string"):
+        op(tf.constant(["b", "a"]))
