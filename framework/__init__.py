@@ -96,6 +96,9 @@ _LAZY = {
     "assert_rank": ("debugging.asserts", "assert_rank"),
     # issue 21: tf.distribute over MPI (mpi4py is imported only when a strategy is made)
     "distribute": "distribute",
+    # tf.py_function / tf.numpy_function (the tf.data guide's decoders)
+    "py_function": ("api.py_func", "py_function"),
+    "numpy_function": ("api.py_func", "numpy_function"),
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
     # issue 15 item 8: tf.summary (TensorBoard event files)

@@ -22,7 +22,6 @@ __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "ca
            "range", "shape", "size", "rank", "concat", "stack", "unstack", "split", "tile",
            "pad", "reverse", "roll"]
 
-_FLOAT32 = np.dtype(np.float32)
 
 def _shape_tuple(shape, what):
     if isinstance(shape, Tensor):
@@ -182,16 +181,22 @@ def fill(dims, value, name=None):
     return Tensor(np.full(_shape_tuple(dims, "fill"), v._value, dtype=v._value.dtype))
 
 
+_RANGE_ORDER = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
+
+
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
-    """Like Python's range, as a tensor; int32 for ints and float32 for floats."""
+    """Like Python's range, as a tensor. Without `dtype`, TF's inference: the widest of
+    the arguments' dtypes in int32 < int64 < float32 < float64 (Python ints are int32,
+    floats float32; an int64 tensor or NumPy int64 gives int64)."""
     if limit is None:
         start, limit = 0, start
-    values = [v._value.item() if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+    args = [convert_to_tensor(v) for v in (start, limit, delta)]
+    values = [a._value.item() for a in args]
     if values[2] == 0:
         raise InvalidArgumentError("range: delta must not be 0.")
     if dtype is None:
-        is_float = any(isinstance(v, float) for v in values)
-        np_dtype = _FLOAT32 if is_float else np.dtype(np.int32)
+        kinds = [a._value.dtype for a in args]
+        np_dtype = max(kinds, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else 0)
     else:
         np_dtype = dtypes.as_dtype(dtype)._np
     return Tensor(np.arange(*values).astype(np_dtype))
