@@ -38,7 +38,7 @@ RANKS = [
     ("callbacks", ["tapeflow.callbacks"]),
     ("training", ["tapeflow.training"]),
     ("models", ["tapeflow.models", "tapeflow.backend", "tapeflow.testing.layers",
-                "tapeflow.saved_model"]),
+                "tapeflow.saved_model", "tapeflow.applications"]),
     ("the tapeflow and keras namespaces", ["tapeflow.keras", "tapeflow"]),
 ]
 MAX_LINES = 500

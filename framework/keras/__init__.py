@@ -30,6 +30,7 @@ _ALIASES = {
     "activations": "tapeflow.activations",
     "datasets": "tapeflow.datasets",
     "backend": "tapeflow.backend",
+    "applications": "tapeflow.applications",
 }
 # Modules of this package (Keras namespaces with no counterpart elsewhere).
 _OWN = ("preprocessing", "mixed_precision", "ops", "random", "saving", "utils")
