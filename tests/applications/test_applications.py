@@ -26,12 +26,13 @@ KERAS = REFERENCE["models"]
 EXTRA = REFERENCE["extra"]
 
 # keras.io/api/applications rounds these to 138.4M, 143.7M, 25.6M, 25.6M, 3.5M,
-# 22.9M, 8.1M, 5.3M and 23.9M; the exact integers are real Keras's count_params().
+# 22.9M, 8.1M, 5.3M, 23.9M and 4.3M; the exact integers are real Keras's count_params().
 DOCUMENTED = {"VGG16": 138_357_544, "VGG19": 143_667_240, "ResNet50": 25_636_712,
               "ResNet50V2": 25_613_800, "MobileNetV2": 3_538_984, "Xception": 22_910_480,
-              "DenseNet121": 8_062_504, "EfficientNetB0": 5_330_571, "InceptionV3": 23_851_784}
+              "DenseNet121": 8_062_504, "EfficientNetB0": 5_330_571, "InceptionV3": 23_851_784,
+              "MobileNet": 4_253_864}
 SMALL = {"VGG16": 32, "VGG19": 32, "Xception": 71, "InceptionV3": 75}  # others: 32
-FAST = ["VGG16", "ResNet50", "ResNet50V2", "MobileNetV2", "Xception", "DenseNet121",
+FAST = ["VGG16", "ResNet50", "ResNet50V2", "MobileNet", "MobileNetV2", "Xception", "DenseNet121",
         "EfficientNetB0", "InceptionV3"]
 SLOW = ["ResNet101", "ResNet152", "ResNet101V2", "ResNet152V2", "DenseNet169", "DenseNet201"] + [
     f"EfficientNetB{i}" for i in range(1, 8)]
@@ -96,8 +97,8 @@ def test_layers_equal_keras(name):
     InputLayer, which Keras lists first, is not a layer of a tapeflow model."""
     keras_layers = KERAS[name]["layers"][1:]
     model = small_model(name)
-    expected_name = "mobilenetv2_1.00_32" if name == "MobileNetV2" else KERAS[name]["name"]
-    assert model.name == expected_name  # MobileNetV2 names its input size
+    expected_name = {"MobileNetV2": "mobilenetv2_1.00_32", "MobileNet": "mobilenet_1.00_32"}
+    assert model.name == expected_name.get(name, KERAS[name]["name"])  # named by input size
     if name == "VGG16":  # fc1's input is 1x1x512 at 32x32, 7x7x512 at 224x224
         keras_layers = [row if row[0] != "fc1" else ["fc1", "Dense", 512 * 4096 + 4096]
                         for row in keras_layers]
@@ -173,6 +174,15 @@ def test_mobilenet_v2_alpha_widths_and_names():
         reference = EXTRA[f"MobileNetV2_alpha{alpha}"]
         assert model.count_params() == reference["total"]
         assert model.name == f"mobilenetv2_{alpha:0.2f}_32"
+
+
+def test_mobilenet_width_and_depth_multipliers():
+    model = applications.MobileNet(weights=None, alpha=0.25, depth_multiplier=2,
+                                   input_shape=(32, 32, 3))
+    reference = EXTRA["MobileNet_alpha0.25_dm2_32"]
+    assert (model.name, model.count_params()) == (reference["name"], reference["total"])
+    with pytest.raises(ValueError, match="depth multiplier must be 1"):
+        applications.MobileNet(depth_multiplier=2)
 
 
 def test_classes_and_classifier_activation():
@@ -323,8 +333,9 @@ def test_keras_submodule_names():
     assert apps.vgg16.VGG16 is apps.VGG16 and apps.vgg19.VGG19 is apps.VGG19
     assert apps.resnet50.ResNet50 is apps.ResNet50 is apps.resnet.ResNet50
     assert apps.resnet_v2.ResNet50V2 is apps.ResNet50V2
-    for module in ("mobilenet_v2", "xception", "densenet", "efficientnet", "inception_v3",
-                   "imagenet_utils"):
+    assert apps.mobilenet.MobileNet is apps.MobileNet
+    for module in ("mobilenet", "mobilenet_v2", "xception", "densenet", "efficientnet",
+                   "inception_v3", "imagenet_utils"):
         assert callable(getattr(apps, module).decode_predictions)
     from tapeflow.keras.applications.vgg16 import preprocess_input
     assert preprocess_input is applications.vgg.preprocess_input

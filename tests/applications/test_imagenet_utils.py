@@ -71,8 +71,8 @@ def test_inside_a_functional_model():
 
 def test_each_family_uses_keras_mode():
     modes = {"vgg16": "caffe", "vgg19": "caffe", "resnet": "caffe", "resnet50": "caffe",
-             "resnet_v2": "tf", "mobilenet_v2": "tf", "xception": "tf", "inception_v3": "tf",
-             "densenet": "torch"}
+             "resnet_v2": "tf", "mobilenet": "tf", "mobilenet_v2": "tf", "xception": "tf",
+             "inception_v3": "tf", "densenet": "torch"}
     for module, mode in modes.items():
         out = getattr(applications, module).preprocess_input(PIXELS.copy())
         np.testing.assert_allclose(out, EXPECTED[mode], rtol=1e-6, atol=1e-5, err_msg=module)
