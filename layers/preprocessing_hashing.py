@@ -46,6 +46,8 @@ class Hashing(Layer):
     ... # [[1], [0], [1], [1], [2]], Keras's docstring example
     """
 
+    accepts_text = True  # fit may pass it NumPy string arrays (training/loops.py)
+
     def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
                  **kwargs):
         kwargs.setdefault("autocast", False)

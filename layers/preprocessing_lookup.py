@@ -280,6 +280,8 @@ class StringLookup(_IndexLookup):
     >>> layer([["a", "c", "d"], ["d", "z", "b"]])   # [[1, 3, 4], [4, 0, 2]]
     """
 
+    accepts_text = True  # fit may pass it NumPy string arrays (training/loops.py)
+
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]",
                  vocabulary=None, idf_weights=None, invert=False, output_mode="int",
                  pad_to_max_tokens=False, sparse=False, encoding="utf-8", **kwargs):

@@ -53,6 +53,8 @@ class TextVectorization(Layer):
     >>> layer([["foo qux bar"], ["qux baz"]])   # [[4, 1, 3, 0], [1, 2, 0, 0]]
     """
 
+    accepts_text = True  # fit may pass it NumPy string arrays (training/loops.py)
+
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",
                  split="whitespace", ngrams=None, output_mode="int", output_sequence_length=None,
                  pad_to_max_tokens=False, vocabulary=None, idf_weights=None, sparse=False,

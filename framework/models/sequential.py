@@ -85,12 +85,16 @@ class Sequential(Model):
     def build(self, input_shape=None):
         if input_shape is not None and self._graph is None:
             object.__setattr__(self, "_input", Input(batch_shape=tuple(input_shape)))
+            object.__setattr__(self, "_input_from_shape", True)  # dtype unknown: float32
             self._maybe_build_graph()
         object.__setattr__(self, "built", True)
 
     def call(self, inputs, training=None, mask=None):
-        # With a known Input, inputs take its dtype and rank, as Keras's functional models.
-        out = inputs if self._input is None else conform_to_input(self._input, inputs)
+        # With an Input the user gave, inputs take its dtype and rank, as Keras's
+        # functional models; one made from the first call's shape knows no dtype (text
+        # into TextVectorization, integer ids into Embedding run as they come).
+        conform = self._input is not None and not self.__dict__.get("_input_from_shape")
+        out = conform_to_input(self._input, inputs) if conform else inputs
         for layer in self._stack:
             out = layer(out, training=training)
         return out

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..core import nest
+from ..core.string_values import holds_text, to_bytes_array
 from ..core.tensor import Tensor
 
 __all__ = ["make_data", "unpack_x_y_sample_weight", "train_validation_split",
@@ -87,11 +88,16 @@ def _leaf_names(name, structure):
     return [(name, structure)]
 
 
-def _check_numeric(name, structure):
-    """Strings, None and other Python objects cannot be trained on: say where they are."""
+def _text_as_bytes(array):
+    return to_bytes_array(array) if holds_text(array) else array
+
+
+def _check_numeric(name, structure, allow_text=False):
+    """Strings (unless the model takes text), None and other Python objects cannot be
+    trained on: say where they are."""
     for leaf_name, leaf in _leaf_names(name, structure):
         kind = leaf.dtype.kind
-        if kind in "biuf":
+        if kind in "biuf" or (allow_text and holds_text(leaf)):
             continue
         if kind == "O":
             flat = leaf.reshape(-1)
@@ -155,12 +161,14 @@ class ArrayData:
     """Batches of in-memory arrays, reshuffled each epoch from (seed, epoch)."""
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False,
-                 steps_per_epoch=None, seed=0, check_finite=True):
+                 steps_per_epoch=None, seed=0, check_finite=True, text_inputs=False):
         self.batch_size = _batch_size(batch_size)
         self.x = _structure_arrays("x", x)
+        if text_inputs:  # a model that takes text: its string arrays as tf.string's bytes
+            self.x = nest.map_structure(_text_as_bytes, self.x)
         self.y = None if y is None else _structure_arrays("y", y)
         self.sample_weight = None if sample_weight is None else _array(sample_weight)
-        _check_numeric("x", self.x)
+        _check_numeric("x", self.x, allow_text=text_inputs)
         if self.y is not None:
             _check_numeric("y", self.y)
         if self.sample_weight is not None:
@@ -303,7 +311,8 @@ def check_input_keys(x, input_names, name="x"):
 
 
 def make_data(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-              steps_per_epoch=None, seed=0, class_weight=None, input_names=None):
+              steps_per_epoch=None, seed=0, class_weight=None, input_names=None,
+              text_inputs=False):
     """Wrap what the user passed to fit/evaluate/predict.
 
     `input_names`, when given, are the keys a dict `x` must hold.
@@ -328,7 +337,8 @@ def make_data(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
     check_input_keys(x, input_names)
     if class_weight is not None:
         sample_weight = _class_sample_weight(y, sample_weight, class_weight)
-    return ArrayData(x, y, sample_weight, batch_size, shuffle, steps_per_epoch, seed)
+    return ArrayData(x, y, sample_weight, batch_size, shuffle, steps_per_epoch, seed,
+                     text_inputs=text_inputs)
 
 
 def _class_weight_table(class_weight):

@@ -96,6 +96,16 @@ def _input_names(model):
     return [getattr(t, "name", None) for t in nest.flatten(inputs)]
 
 
+def _takes_text(model):
+    """Whether the model takes text: a string Input, or a first layer such as
+    TextVectorization (then fit passes NumPy string arrays on as tf.string)."""
+    for t in nest.flatten(getattr(model, "inputs", None) or []):
+        if str(getattr(t, "dtype", "")) in ("string", "<dtype: 'string'>"):
+            return True
+    layers = getattr(model, "layers", None) or []
+    return bool(layers) and getattr(layers[0], "accepts_text", False)
+
+
 def _output_layers(model):
     """The layer producing each output: from the graph, or a Sequential's last layer."""
     outputs = getattr(model, "outputs", None)
@@ -122,14 +132,16 @@ def fit(model, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callba
             x, y, sample_weight, validation_split)
     names = _input_names(model)
     replicas = Replicas(model)
+    text = _takes_text(model)
     data = make_data(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
                      seed=replicas.seed(_shuffle_seed()), class_weight=class_weight,
-                     input_names=names)
+                     input_names=names, text_inputs=text)
     validation = None
     if validation_data is not None:
         vx, vy, vsw = unpack_x_y_sample_weight(validation_data)
         validation = make_data(vx, vy, vsw, validation_batch_size or batch_size,
-                               steps_per_epoch=validation_steps, input_names=names)
+                               steps_per_epoch=validation_steps, input_names=names,
+                               text_inputs=text)
     if getattr(model, "_loss", None) is not None:
         model._loss.warn_if_probabilities_as_logits(_output_layers(model))
     cb = _callback_list(model, callbacks, verbose, epochs, data.steps, "fit", replicas.is_chief)
@@ -216,7 +228,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
     order, a scalar when there is one."""
     _require_compiled(model, "evaluating it")
     data = make_data(x, y, sample_weight, batch_size, steps_per_epoch=steps,
-                     input_names=_input_names(model))
+                     input_names=_input_names(model), text_inputs=_takes_text(model))
     replicas = Replicas(model)
     cb = _callback_list(model, callbacks, verbose, 1, data.steps, "evaluate", replicas.is_chief)
     logs = _test_epoch(model, data, cb, replicas)
@@ -230,7 +242,7 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weig
 def predict(model, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
     """`Model.predict`: `predict_step` batch by batch, joined into NumPy arrays."""
     data = make_data(x, None, None, batch_size, steps_per_epoch=steps,
-                     input_names=_input_names(model))
+                     input_names=_input_names(model), text_inputs=_takes_text(model))
     replicas = Replicas(model)
     cb = _callback_list(model, callbacks, verbose, 1, data.steps, "predict", replicas.is_chief)
     cb.on_predict_begin()
@@ -254,7 +266,7 @@ def train_on_batch(model, x, y=None, sample_weight=None, class_weight=None, retu
     _require_compiled(model, "training it")
     data = make_data(x, y, sample_weight, batch_size=len(nest.flatten(
         nest.map_structure(np.asarray, x))[0]), class_weight=class_weight,
-        input_names=_input_names(model))
+        input_names=_input_names(model), text_inputs=_takes_text(model))
     model.reset_metrics()
     bx, by, bsw = next(iter(data.epoch(0)))
     return _batch_result(_flat_logs(model.train_step(_batch_tuple(bx, by, bsw))), return_dict)

@@ -219,3 +219,28 @@ def test_verbose_two_prints_one_line_per_epoch(capsys):
     captured = capsys.readouterr()
     lines = [line for line in (captured.out + captured.err).splitlines() if "loss" in line]
     assert len(lines) == 3
+
+
+def test_fit_takes_numpy_text_for_a_model_that_takes_text():
+    """NumPy string arrays reach a TextVectorization first layer or a string Input,
+    as Keras passes them; a numeric model still gets the error naming the strings."""
+    texts = np.array(["the cat sat", "a dog ran", "the cat ran", "a dog sat"] * 4)
+    labels = np.array([1, 0, 1, 0] * 4)
+    vectorize = tf.keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4)
+    vectorize.adapt(texts)
+    model = tf.keras.Sequential([vectorize, tf.keras.layers.Embedding(20, 4),
+                                 tf.keras.layers.GlobalAveragePooling1D(),
+                                 tf.keras.layers.Dense(1, activation="sigmoid")])
+    model.compile(tf.keras.optimizers.Adam(0.05), "binary_crossentropy", metrics=["accuracy"])
+    history = model.fit(texts, labels, epochs=20, verbose=0)
+    assert history.history["accuracy"][-1] == 1.0  # 'cat' and 'dog' decide the label
+    assert model.predict(np.array(["a dog"]), verbose=0).shape == (1, 1)
+    text_input = tf.keras.Input(shape=(1,), dtype="string")
+    functional = tf.keras.Model(text_input, tf.keras.layers.Dense(1)(
+        tf.keras.layers.Embedding(20, 4)(vectorize(text_input))[:, 0, :]))
+    functional.compile("sgd", "mse")
+    functional.fit(texts[:, None], labels.astype("float32"), epochs=1, verbose=0)
+    numeric = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    numeric.compile("sgd", "mse")
+    with pytest.raises(TypeError, match="features must be numbers"):
+        numeric.fit(texts, labels, verbose=0)
