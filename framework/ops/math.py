@@ -68,17 +68,31 @@ def _pow_vjp_y(g, out, x, y):
     return multiply(g, multiply(out, log(safe_x)))
 
 
+@defop
+def conj(z):
+    """The complex conjugate (TF's gradients of complex ops conjugate the partner)."""
+    return np.conj(z)
+
+
+conj.defvjp(lambda g, out, z: conj(g))
+
+
+def _c(t):
+    """`t` conjugated when complex: TF's gradient of a product is g * conj(partner)."""
+    return conj(t) if t._value.dtype.kind == "c" else t
+
+
 # operator.add is `x + y` itself (ndarray's operators), without a Python frame per call.
 add = _binary("add", operator.add, lambda g, out, x, y: g, lambda g, out, x, y: g)
 subtract = _binary("subtract", operator.sub,
                    lambda g, out, x, y: g,
                    lambda g, out, x, y: negative(g))
 multiply = _binary("multiply", operator.mul,
-                   lambda g, out, x, y: multiply(g, y),
-                   lambda g, out, x, y: multiply(g, x))
+                   lambda g, out, x, y: multiply(g, _c(y)),
+                   lambda g, out, x, y: multiply(g, _c(x)))
 divide = _binary("divide", operator.truediv,
-                 lambda g, out, x, y: divide(g, y),
-                 lambda g, out, x, y: negative(divide(multiply(g, out), y)))
+                 lambda g, out, x, y: divide(g, _c(y)),
+                 lambda g, out, x, y: negative(divide(multiply(g, _c(out)), _c(y))))
 pow = _binary("pow", operator.pow, _pow_vjp_x, _pow_vjp_y)
 # TF's gradient of FloorMod: (g, -g * floor(x / y)), the quotient held constant.
 floormod = _binary("floormod", np.mod,

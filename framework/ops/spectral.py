@@ -12,7 +12,7 @@ C-linear map A is A^H (the FFT's is N times the inverse FFT, as TF's _FFTGrad).
 import numpy as np
 
 from ..core.tensor import Tensor
-from .math import const, multiply
+from .math import conj, const, multiply
 from .registry import defop
 from .shape import getitem, scatter_into
 
@@ -138,12 +138,6 @@ def imag(z):
     return np.imag(z).copy()
 
 
-@defop
-def conj(z):
-    return np.conj(z)
-
-
 # The adjoints embed g as g + 0i and 0 + ig.
 real.defvjp(lambda g, out, z: complex(g, Tensor(np.zeros_like(g._value))))
 imag.defvjp(lambda g, out, z: complex(Tensor(np.zeros_like(g._value)), g))
-conj.defvjp(lambda g, out, z: conj(g))

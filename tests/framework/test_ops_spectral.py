@@ -121,9 +121,6 @@ def test_gradient_through_real_spectral_filter_matches_finite_differences():
     gradcheck(lambda x: sp.real(sp.ifft(sp.fft(sp.complex(x, x * 0.0)) * w)), _r(2, 8))
 
 
-@pytest.mark.xfail(strict=True, reason="ops/math.py's multiply VJP is g * y; for complex y TF's "
-                   "(and the right one) is g * conj(y), so gradients through a product with a "
-                   "complex tensor are conjugated. Not in this module's files: reported.")
 def test_gradient_through_complex_filter():
     w = sp.complex(tf.constant(_r(8)), tf.constant(_r(8)))
     gradcheck(lambda x: sp.real(sp.ifft(sp.fft(sp.complex(x, x * 0.0)) * w)), _r(2, 8), order=1)
