@@ -96,6 +96,8 @@ _LAZY = {
     "assert_rank": ("debugging.asserts", "assert_rank"),
     # issue 21: tf.distribute over MPI (mpi4py is imported only when a strategy is made)
     "distribute": "distribute",
+    # tf.audio (the simple audio tutorial's WAV files)
+    "audio": "audio",
     # tf.py_function / tf.numpy_function (the tf.data guide's decoders)
     "py_function": ("api.py_func", "py_function"),
     "numpy_function": ("api.py_func", "numpy_function"),

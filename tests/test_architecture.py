@@ -30,7 +30,7 @@ RANKS = [
                               "tapeflow.strings", "tapeflow.sparse", "tapeflow.ragged",
                               "tapeflow.signal", "tapeflow.io", "tapeflow.summary",
                               "tapeflow.train", "tapeflow.debugging",
-                              "tapeflow.distribute"]),
+                              "tapeflow.distribute", "tapeflow.audio"]),
     ("Keras options", ["tapeflow.activations", "tapeflow.initializers",
                        "tapeflow.regularizers", "tapeflow.constraints", "tapeflow.utils"]),
     ("layers, losses, metrics, optimizers", ["tapeflow.layers", "tapeflow.losses",

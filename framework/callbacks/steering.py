@@ -86,7 +86,9 @@ class CallbackList:
 
     def __init__(self, callbacks=None, add_history=True, add_progbar=False, model=None,
                  **params):
-        self.callbacks = list(callbacks or [])
+        # One Callback alone is taken as a list of it, as Keras 3 flattens `callbacks`.
+        self.callbacks = [callbacks] if isinstance(callbacks, Callback) else list(
+            callbacks or [])
         for callback in self.callbacks:
             if not isinstance(callback, Callback):
                 raise TypeError(f"callbacks must be Callback instances, got {callback!r}.")

@@ -7,6 +7,7 @@ names only, re-exported by tapeflow.nn."""
 from .activations import *  # noqa: F401,F403
 from .comparisons import *  # noqa: F401,F403
 from .complex_numbers import angle, complex, conj, imag, real  # noqa: F401,A004
+from .confusion_matrix import confusion_matrix  # noqa: F401 -- a tf.math name only
 from .elementwise import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 

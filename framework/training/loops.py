@@ -78,7 +78,8 @@ def _callback_list(model, callbacks, verbose, epochs, steps, mode, chief=True):
     verbose = 1 if verbose == "auto" else int(verbose)
     if not chief:
         verbose = 0
-        callbacks = [c for c in callbacks or [] if not getattr(c, "chief_only", False)]
+        callbacks = [c for c in ([callbacks] if hasattr(callbacks, "set_model") else
+                                 callbacks or []) if not getattr(c, "chief_only", False)]
         for c in callbacks:
             if hasattr(c, "writes_backups"):
                 c.writes_backups = False

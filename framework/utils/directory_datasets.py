@@ -1,5 +1,6 @@
 """directory_datasets.py builds tf.data Datasets from folders of files, as
-`keras.utils.image_dataset_from_directory` and `text_dataset_from_directory`:
+`keras.utils.image_dataset_from_directory`, `text_dataset_from_directory` and
+`audio_dataset_from_directory`:
 one subfolder per class, labels inferred from the folder names (sorted), an
 optional seeded training/validation split. Files are read when the Dataset is
 iterated, not up front; images are decoded with Pillow (optional)."""
@@ -8,12 +9,14 @@ import os
 
 import numpy as np
 
+from ..audio import decode_wav
 from ..core.tensor import Tensor, constant
 from ..data import Dataset
 from ..image import resize
 from .images import aspect_crop_box, load_img
 
-__all__ = ["image_dataset_from_directory", "text_dataset_from_directory"]
+__all__ = ["image_dataset_from_directory", "text_dataset_from_directory",
+           "audio_dataset_from_directory"]
 
 _IMAGE_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
 _CHANNELS = {"grayscale": 1, "rgb": 3, "rgba": 4}
@@ -112,7 +115,8 @@ def _encode_labels(labels, label_mode, num_classes):
         -1, num_classes)
 
 
-def _dataset(paths, labels, label_mode, num_classes, load, batch_size, shuffle, seed):
+def _dataset(paths, labels, label_mode, num_classes, load, batch_size, shuffle, seed,
+             batch=None):
     path_ds = Dataset.from_tensor_slices(np.asarray(paths, dtype=str))
     if labels is not None and label_mode is not None:
         path_ds = Dataset.zip((path_ds,
@@ -125,7 +129,7 @@ def _dataset(paths, labels, label_mode, num_classes, load, batch_size, shuffle, 
     else:
         dataset = path_ds.map(load)
     if batch_size is not None:
-        dataset = dataset.batch(batch_size)
+        dataset = batch(dataset, batch_size) if batch else dataset.batch(batch_size)
     dataset.file_paths = list(paths)
     return dataset
 
@@ -147,7 +151,7 @@ def _check_label_mode(labels, label_mode, class_names):
 
 
 def _build(directory, labels, label_mode, class_names, formats, load, batch_size, shuffle,
-           seed, validation_split, subset, follow_links, verbose):
+           seed, validation_split, subset, follow_links, verbose, batch=None):
     _check_label_mode(labels, label_mode, class_names)
     _check_split(validation_split, subset, shuffle, seed)
     if seed is None:
@@ -163,7 +167,7 @@ def _build(directory, labels, label_mode, class_names, formats, load, batch_size
             raise ValueError(f"No files found in directory {directory}. Allowed formats: "
                              f"{formats}")
         dataset = _dataset(part_paths, part_labels, label_mode, len(class_names), load,
-                           batch_size, shuffle, seed)
+                           batch_size, shuffle, seed, batch)
         dataset.class_names = class_names
         datasets.append(dataset)
     return datasets if subset == "both" else datasets[0]
@@ -234,3 +238,43 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
 
     return _build(directory, labels, label_mode, class_names, (".txt",), load, batch_size,
                   shuffle, seed, validation_split, subset, follow_links, verbose)
+
+
+def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
+                                 class_names=None, batch_size=32, sampling_rate=None,
+                                 output_sequence_length=None, ragged=False, shuffle=True,
+                                 seed=None, validation_split=None, subset=None,
+                                 follow_links=False, verbose=True):
+    """A Dataset of (audio, labels) batches from `directory/<class>/<name>.wav`: each
+    clip decoded by tf.audio.decode_wav to float32 (samples, channels), cut or padded
+    with zeros to `output_sequence_length`, else padded to the longest clip of its
+    batch; labels as in `image_dataset_from_directory`.
+
+    Raises:
+        ValueError: for bad arguments, as Keras; for `sampling_rate` different from a
+            file's (Keras resamples with tensorflow-io; tapeflow does not resample).
+    """
+    if ragged and output_sequence_length is not None:
+        raise ValueError("Cannot set both `ragged` and `output_sequence_length`")
+    if ragged:
+        raise NotImplementedError("audio_dataset_from_directory(ragged=True) is not "
+                                  "supported by tapeflow; pad with output_sequence_length.")
+
+    def load(path):
+        with open(path.numpy().decode(), "rb") as f:
+            audio, rate = decode_wav(constant(f.read()), desired_samples=(
+                -1 if output_sequence_length is None else int(output_sequence_length)))
+        if sampling_rate is not None and int(rate) != int(sampling_rate):
+            raise ValueError(f"{path.numpy().decode()} is sampled at {int(rate)} Hz, not "
+                             f"sampling_rate={sampling_rate}; tapeflow does not resample.")
+        return audio
+
+    def batch(dataset, size):
+        spec = dataset.element_spec
+        audio_shape = [None, None] if not isinstance(spec, tuple) else None
+        shapes = audio_shape if audio_shape else ([None, None],) + tuple(
+            list(s.shape) for s in spec[1:])
+        return dataset.padded_batch(size, padded_shapes=shapes)
+
+    return _build(directory, labels, label_mode, class_names, (".wav",), load, batch_size,
+                  shuffle, seed, validation_split, subset, follow_links, verbose, batch)
