@@ -562,8 +562,6 @@ def test_randomly_shuffling_input_data(tmp_path):
     assert any(batch.max() > 500 and batch.min() < 100 for batch in near), near
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.py_function (used as a decorator with Tout=), then Tensor.set_shape; the image part before it (tf.io.decode_jpeg, tf.image.resize in Dataset.map) passes: issue 15"))
 def test_decoding_image_data_and_resizing_it(tmp_path):
     flowers_root, classes = _flower_photos(tmp_path)
     flowers_root = pathlib.Path(flowers_root)
