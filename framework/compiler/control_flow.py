@@ -3,17 +3,20 @@
 They run the chosen branch or the loop body as Python, on the ops the
 branches call: eagerly, so gradients flow through the branch taken (and
 through every iteration), as TF's eager versions. Inside a traced function
-(function.py) a predicate or loop condition that is a constant traces the one
-path it takes; one computed from the function's inputs or a Variable is a
-traced value used in Python, which makes that signature run eagerly (with
-tracing.py's warning). TF instead builds If/While ops with both branches;
-compiling them as graph nodes is the next step (the module docstring of
-function.py lists it).
+(function.py) a tf.while_loop becomes one loop node of the graph (loops.py),
+however many iterations it runs. tf.cond, tf.case and tf.switch_case on a
+constant predicate trace the one path they take; on a predicate computed from
+the function's inputs or a Variable they read a traced value in Python, which
+makes that signature run eagerly (with tracing.py's warning). TF builds an If
+op with both branches; tapeflow cannot yet trace the branch not taken without
+running its effects.
 """
 
 from ..core import nest
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, convert_to_tensor
+from .loops import traced_while
+from .tracing import current_trace
 
 __all__ = ["case", "cond", "switch_case", "while_loop"]
 
@@ -89,14 +92,26 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if limit is not None and limit < 0:
         raise InvalidArgumentError(f"maximum_iterations must be >= 0, got {limit}.")
     iterations = 0
-    while (limit is None or iterations < limit) and _predicate(cond(*current), "tf.while_loop"):
-        result = body(*current)
-        if packed and not isinstance(result, (list, tuple)) or not isinstance(result, (list, tuple)):
+
+    def following(result, before):
+        if not isinstance(result, (list, tuple)):
             result = (result,)
-        result = type(current)(result) if not hasattr(current, "_fields") else result
+        if not hasattr(before, "_fields"):
+            result = type(before)(result)
         result = nest.map_structure(_as_loop_tensor, result)
-        _check_iteration(current, result, invariants)
-        current = result
+        _check_iteration(before, result, invariants)
+        return result
+
+    trace = current_trace()
+    if trace is not None and not trace.effects:
+        outcome = traced_while(trace, cond, body, current, following,
+                               lambda pred: _predicate(pred, "tf.while_loop"), limit,
+                               shapes_vary=invariants is not None)
+        if outcome[0] == "done":
+            return outcome[1][0] if packed else outcome[1]
+        _, current, iterations = outcome
+    while (limit is None or iterations < limit) and _predicate(cond(*current), "tf.while_loop"):
+        current = following(body(*current), current)
         iterations += 1
     return current[0] if packed else current
 

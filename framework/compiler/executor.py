@@ -11,7 +11,7 @@ random draws, optimizer updates) are called whole, with Tensors, in both.
 from ..core import nest
 from ..core.string_values import bytes_scalar
 from ..core.tensor import Tensor
-from .graph import OP, SlotRef
+from .graph import CALL, OP, SlotRef
 
 __all__ = ["filler", "run_arrays", "run_tensors"]
 
@@ -47,9 +47,16 @@ def run_arrays(graph, arrays):
             elif copy_views and out.base is not None:
                 out = out.copy()  # a view of a Variable: later assignments must not change it
             values[out_slot] = out
-        else:
+        elif node[0] == CALL:
             _call(node, values, _wrap, _unwrap)
             for slot, variable in graph.variables:  # an effect may have replaced an array
+                values[slot] = variable._value
+        else:
+            _, loop, in_slots, out_slots = node
+            finals = loop.run(run_arrays, [values[s] for s in in_slots], _truth)
+            for slot, value in zip(out_slots, finals):
+                values[slot] = value
+            for slot, variable in graph.variables:
                 values[slot] = variable._value
     return values
 
@@ -67,9 +74,18 @@ def run_tensors(graph, tensors):
         if node[0] == OP:
             _, op, slots, attrs, out_slot, _ = node
             values[out_slot] = op(*[values[s] for s in slots], **attrs)
-        else:
+        elif node[0] == CALL:
             _call(node, values, _same, _same)
+        else:
+            _, loop, in_slots, out_slots = node
+            finals = loop.run(run_tensors, [values[s] for s in in_slots], bool)
+            for slot, value in zip(out_slots, finals):
+                values[slot] = value
     return values
+
+
+def _truth(array):
+    return bool(array)
 
 
 def _same(value):

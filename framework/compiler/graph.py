@@ -16,6 +16,9 @@ OP = 0  # (OP, op, input_slots, attrs, out_slot, copy_views)
 # (CALL, function, fill_args, fill_kwargs, outputs): an effect, run whole; fill_* build
 # its arguments from the slots (executor.filler), outputs are (leaf index, slot) pairs
 CALL = 1
+# (LOOP, loop, in_slots, out_slots): a tf.while_loop (control_flow.Loop: its condition's
+# and body's graphs), run until the condition is False
+LOOP = 2
 
 
 class SlotRef:
@@ -39,6 +42,7 @@ class Graph:
         self.variables = []  # (slot, Variable) read by reference at every call
         self.nodes = []
         self.outputs = None  # (structure, [slot or None per leaf], [python leaf or None])
+        self.shape_dependent = False  # Python read an input's shape while tracing
         self.templates = []  # each CALL node's [args, kwargs] with SlotRefs, for pruning
 
     def new_slot(self):
@@ -55,6 +59,8 @@ class Graph:
             if node[0] == OP:
                 if node[4] not in live:
                     continue
+                live.update(node[2])
+            elif node[0] == LOOP:
                 live.update(node[2])
             kept.append(node)
         kept.reverse()

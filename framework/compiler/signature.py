@@ -73,26 +73,8 @@ def leaf_key(value):
 
 
 def call_key(names, values):
-    """The key of a whole call: one (name, leaf key) per bound argument, and
-    which arguments are the same Tensor object (the trace reads both from one
-    placeholder, so another call must alias them too)."""
-    key = tuple((name, leaf_key(value)) for name, value in zip(names, values))
-    seen, aliases = {}, []
-    for i, leaf in enumerate(v for v in _flat(values) if type(v) is Tensor):
-        aliases.append(seen.setdefault(id(leaf), i))
-    if aliases != list(range(len(aliases))):
-        key += (("<same tensor>", ("P", tuple, tuple(aliases))),)
-    return key
-
-
-def _flat(values):
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            yield from _flat(value)
-        elif isinstance(value, dict):
-            yield from _flat([value[k] for k in sorted(value)])
-        else:
-            yield value
+    """The key of a whole call: one (name, leaf key) per bound argument."""
+    return tuple((name, leaf_key(value)) for name, value in zip(names, values))
 
 
 def _relax_leaf(a, b):

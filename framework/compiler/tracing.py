@@ -18,14 +18,18 @@ Python is untraceable: function.py then runs that signature eagerly.
 import dis
 import sys
 import threading
+import types
 
 from .. import random as _random
+from ..api import array_ops as _array_ops
 from ..api import printing as _printing
 from ..autodiff import tape as _tape_module
 from ..core import nest
 from ..core import record as _record
 from ..core.sites import user_site
 from ..core.tensor import Tensor, Variable
+from ..math import comparisons as _comparisons
+from ..math import reductions as _reductions
 from ..ops.registry import Op
 from .executor import filler
 from .graph import CALL, OP, Graph, SlotRef
@@ -50,11 +54,18 @@ def current_trace():
     return getattr(_local, "trace", None)
 
 
+def raw_value(tensor):
+    """A tensor's array without the trace noticing (for a node that handles it)."""
+    return _slot_get(tensor)
+
+
 class Trace:
     """One recording: the graph, which tensors are in it, and whether it is sound."""
 
-    def __init__(self, name, may_create_variables):
+    def __init__(self, name, may_create_variables, parent=None):
         self.name = name
+        self.parent = parent  # the trace a loop body's trace is nested in
+        self.captures = []  # tensors of the parent trace this one reads (subgraph inputs)
         self.graph = Graph()
         self.may_create_variables = may_create_variables
         self.slot_of = {}  # id(tensor) -> slot
@@ -64,6 +75,7 @@ class Trace:
         self.effects = []  # frames of effects in progress, outermost first
         self.problem = None  # why the graph cannot replay this function, once known
         self.shape_dependent = False  # Python read an argument-dependent shape
+        self.value_shaped = set()  # ids of tensors whose shape depends on values
         self.created_variables = []
 
     # -- slots -----------------------------------------------------------------
@@ -82,6 +94,12 @@ class Trace:
         slot = self.slot_of.get(id(tensor))
         if slot is not None:
             return slot
+        if self.parent is not None and self.parent.knows(tensor):
+            slot = self.add_input(tensor)  # the parent's value, given at every run
+            self.captures.append(tensor)
+            if not self.parent.is_dynamic(tensor):
+                self.dynamic.discard(id(tensor))
+            return slot
         if id(tensor) in self.hidden:
             self.untraceable("a tensor computed inside an effect (an assignment, tf.print, an "
                              "optimizer step) is used outside it")
@@ -96,7 +114,33 @@ class Trace:
         return slot
 
     def is_dynamic(self, tensor):
-        return id(tensor) in self.dynamic or type(tensor) is Variable
+        return id(tensor) in self.dynamic or type(tensor) is Variable or (
+            self.parent is not None and self.parent.is_dynamic(tensor))
+
+    def is_value_shaped(self, tensor):
+        return id(tensor) in self.value_shaped or (self.parent is not None
+                                                   and self.parent.is_value_shaped(tensor))
+
+    def knows(self, tensor):
+        """Whether `tensor` has a slot here or in a trace this one is nested in."""
+        return id(tensor) in self.slot_of or (self.parent is not None
+                                              and self.parent.knows(tensor))
+
+    def hide(self, tensors):
+        """Tensors that live only inside a nested graph: using them here is untraceable."""
+        for tensor in tensors:
+            if id(tensor) not in self.slot_of:
+                self.hidden.add(id(tensor))
+                self.keep.append(tensor)
+
+    def add_output(self, tensor):
+        """A tensor made by a node this trace added itself (a loop's result)."""
+        slot = self.graph.new_slot()
+        self.slot_of[id(tensor)] = slot
+        self.keep.append(tensor)
+        self.dynamic.add(id(tensor))
+        self.hidden.discard(id(tensor))
+        return slot
 
     # -- recording ---------------------------------------------------------------
     def add_op(self, op, inputs, attrs, out):
@@ -129,6 +173,9 @@ class Trace:
 
     def end_effect(self, outputs, result):
         """Map the tensors an effect returned to new slots (in flat order)."""
+        value_shaped = bool(outputs) and outputs[-1] is _VALUE_SHAPED
+        if value_shaped:
+            outputs.pop()
         for i, leaf in enumerate(nest.flatten(result)):
             if isinstance(leaf, Tensor) and type(leaf) is not Variable:
                 slot = self.graph.new_slot()
@@ -137,6 +184,8 @@ class Trace:
                 self.dynamic.add(id(leaf))
                 self.hidden.discard(id(leaf))
                 outputs.append((i, slot))
+                if value_shaped:
+                    self.value_shaped.add(id(leaf))
 
     def untraceable(self, why):
         if self.problem is None:
@@ -157,7 +206,7 @@ def _guarded_value(self):
     value = _slot_get(self)
     trace = getattr(_local, "trace", None)
     if trace is not None and not trace.effects and trace.problem is None and (
-            type(self) is Variable or id(self) in trace.dynamic):
+            trace.is_dynamic(self)):
         frame = sys._getframe(1)
         code = frame.f_code
         if code in _VALUE_READERS:
@@ -166,6 +215,10 @@ def _guarded_value(self):
         if attribute is not None:
             if attribute != "dtype" and attribute != "itemsize" and type(self) is not Variable:
                 trace.shape_dependent = True  # a shape read in Python may be baked in
+                if trace.is_value_shaped(self):
+                    trace.untraceable(f"the shape of a tensor whose shape depends on values "
+                                      f"(from tf.range of a traced limit, ...) is used in "
+                                      f"Python by {code.co_qualname}")
         else:
             what = "a Variable's" if type(self) is Variable else "a traced tensor's"
             trace.untraceable(f"{what} value is used in Python by {code.co_qualname} "
@@ -245,12 +298,27 @@ def _metadata_read(code, offset):
 _EFFECTS = {}  # code object -> the function to call at replay (None: a method, found by self)
 
 
-def register_effect(function):
+_PURE = set()  # codes of whole calls without side effects (recorded only on traced inputs)
+_VALUE_SHAPED = set()  # codes of whole calls whose result's shape depends on values
+_DIFFERENTIABLE = set()  # codes of pure whole calls that may run ops a tape needs
+
+
+def register_effect(function, pure=False, value_shaped=False, differentiable=False):
     """Make calls of `function` replay whole at every call of a traced function
     (with the call's tensors), instead of recording the ops inside. For calls
-    with side effects that read values in Python: assignments, printing, random
-    draws, optimizer updates. Returns `function` (usable as a decorator)."""
+    that read values in Python: assignments, printing, random draws, optimizer
+    updates (effects), and public functions computing outside the ops
+    (`pure`: recorded only when an argument is traced; `value_shaped`: the
+    shape of the result depends on the values, so Python may not read it;
+    `differentiable`: under a recording tape the call runs as it is, so that
+    the tape sees its ops). Returns `function` (usable as a decorator)."""
     _EFFECTS[function.__code__] = function
+    if pure:
+        _PURE.add(function.__code__)
+    if value_shaped:
+        _VALUE_SHAPED.add(function.__code__)
+    if differentiable:  # (tf.cast between floats is an op)
+        _DIFFERENTIABLE.add(function.__code__)
     return function
 
 
@@ -262,6 +330,12 @@ for _fn in [getattr(_random, n) for n in ("normal", "uniform", "truncated_normal
         getattr(_random.Generator, n) for n in ("normal", "uniform", "truncated_normal")
         if hasattr(_random.Generator, n)]:
     register_effect(_fn)
+# Public functions that compute outside the ops (on `._value`): replayed whole.
+for _fn in [getattr(_comparisons, n) for n in _comparisons.__all__] + [
+        _reductions.argmax, _reductions.argmin]:
+    register_effect(_fn, pure=True)
+register_effect(_array_ops.range, pure=True, value_shaped=True)
+register_effect(_array_ops.cast, pure=True, differentiable=True)
 # Optimizers live in a higher layer: their one entry point is matched by name.
 _OPTIMIZER_APPLY = ("Optimizer.apply", "optimizer.py")
 
@@ -269,6 +343,9 @@ _OPTIMIZER_APPLY = ("Optimizer.apply", "optimizer.py")
 def _effect_function(code, frame):
     function = _EFFECTS.get(code)
     if function is not None:
+        if code.co_freevars:  # one code for many closures (tf.less, tf.greater, ...)
+            cells = tuple(types.CellType(frame.f_locals[n]) for n in code.co_freevars)
+            return types.FunctionType(code, frame.f_globals, code.co_name, None, cells)
         return function
     if code.co_qualname == _OPTIMIZER_APPLY[0] and code.co_filename.endswith(_OPTIMIZER_APPLY[1]):
         owner = frame.f_locals.get("self")
@@ -304,7 +381,16 @@ def _profile(frame, event, arg):
             outputs = None
             if not trace.effects:
                 args, kwargs = _call_arguments(code, frame.f_locals)
+                if code in _PURE and (not any(
+                        isinstance(t, Tensor) and trace.is_dynamic(t)
+                        for t in nest.flatten([args, kwargs])) or (
+                        code in _DIFFERENTIABLE and _record.current_tapes())):
+                    # Of constants only, its result is a constant too; under a tape,
+                    # a differentiable one's ops are recorded one by one.
+                    return
                 outputs = trace.begin_effect(function, args, kwargs)
+                if code in _VALUE_SHAPED:
+                    outputs.append(_VALUE_SHAPED)
             trace.effects.append((frame, outputs))
     elif event == "return" and trace.effects and trace.effects[-1][0] is frame:
         _, outputs = trace.effects.pop()
@@ -352,3 +438,43 @@ class tracing:
                 Variable.__init__ = _plain_init
         return False
 
+
+
+class nested:
+    """`with nested(sub):` records into `sub`, a trace nested in the current one
+    (a loop's condition or body), then hands its problems to the parent."""
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.outer = _local.trace
+        _local.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        _local.trace = self.outer
+        if self.trace.problem is not None:
+            self.outer.untraceable(self.trace.problem)
+        self.outer.shape_dependent |= self.trace.shape_dependent
+        self.outer.hide(self.trace.keep)
+        return False
+
+
+class untraced:
+    """`with untraced():` runs ops in the tracing thread without recording them
+    (a traced loop's later iterations, run by the executor while tracing)."""
+
+    def __enter__(self):
+        self.outer = getattr(_local, "trace", None)
+        _local.trace = None
+        profile = sys.getprofile()
+        self.profile = profile if profile is _profile else None
+        if self.profile is not None:
+            sys.setprofile(None)
+
+    def __exit__(self, *exc):
+        if self.profile is not None:
+            sys.setprofile(self.profile)
+        _local.trace = self.outer
+        return False

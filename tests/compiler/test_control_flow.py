@@ -149,3 +149,105 @@ def test_traced_predicate_runs_eagerly_with_the_right_values():
         first = f(tf.constant([1.0, 2.0]))
     np.testing.assert_array_equal(first.numpy(), [54.0, 108.0])
     np.testing.assert_array_equal(f(tf.constant([-1.0, -2.0])).numpy(), [81.0, 162.0])
+
+
+# -- tf.while_loop as one node of a traced function ---------------------------------------
+def _no_warnings():
+    context = warnings.catch_warnings()
+    context.__enter__()
+    warnings.simplefilter("error")
+    return context
+
+
+def test_traced_while_loop_is_one_node_replayed_for_any_count():
+    body_runs = []
+
+    def body(i, total):
+        body_runs.append(1)  # Python: runs while tracing only
+        return i + 1, total + tf.cast(i, tf.float32) * 0.5
+
+    @tf.function
+    def f(n, start):
+        return tf.while_loop(lambda i, total: i < n, body, (tf.constant(0), start))[1]
+
+    context = _no_warnings()
+    try:
+        results = [float(f(tf.constant(n), tf.constant(1.0))) for n in (4, 10, 1, 7)]
+    finally:
+        context.__exit__(None, None, None)
+    assert results == [1.0 + 0.5 * sum(range(n)) for n in (4, 10, 1, 7)]
+    assert body_runs == [1]  # one trace of the body, for 22 iterations in all
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_traced_while_loop_with_assignments_and_maximum_iterations():
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def f(x):
+        def body(i):
+            v.assign_add(x)
+            return i + 1
+        return tf.while_loop(lambda i: True, body, [tf.constant(0)], maximum_iterations=5)
+
+    context = _no_warnings()
+    try:
+        assert int(f(tf.constant(1.0))[0]) == 5
+        assert float(v) == 5.0
+        assert int(f(tf.constant(2.0))[0]) == 5
+    finally:
+        context.__exit__(None, None, None)
+    assert float(v) == 15.0
+
+
+def test_gradient_through_a_traced_while_loop_matches_eager():
+    def fn(x):
+        _, out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * x + v),
+                               (tf.constant(0), x))
+        return out
+
+    traced = tf.function(fn)
+    x0 = np.random.default_rng(5).normal(size=(2, 3))
+    context = _no_warnings()
+    try:
+        traced(tf.constant(x0))
+        gradcheck(traced, x0)
+    finally:
+        context.__exit__(None, None, None)
+    for value in (x0, x0 * 2):
+        x = tf.constant(value)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            got = traced(x)
+        grad_traced = tape.gradient(got, x)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            want = fn(x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(grad_traced.numpy(), tape.gradient(want, x).numpy())
+
+
+def test_traced_while_loop_under_an_inner_tape_is_unrolled_with_right_values():
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x),
+                              (tf.constant(0), tf.ones_like(x)))[1]
+        return tape.gradient(y, x)  # d(x^3)/dx
+
+    context = _no_warnings()
+    try:
+        assert [float(f(tf.constant(v))) for v in (1.0, 2.0)] == [3.0, 12.0]
+    finally:
+        context.__exit__(None, None, None)
+
+
+def test_traced_while_loop_false_at_once_runs_eagerly():
+    @tf.function
+    def f(x):
+        return tf.while_loop(lambda v: tf.reduce_sum(v) < 10.0, lambda v: v * 2.0, [x])[0]
+
+    with pytest.warns(UserWarning, match="condition was False at once"):
+        assert float(f(tf.constant(20.0))) == 20.0
+    assert float(f(tf.constant(3.0))) == 12.0

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import tapeflow as tf
 
 _FRAMEWORK_TESTS = Path(__file__).resolve().parent.parent / "framework"

@@ -236,6 +236,14 @@ def test_same_tensor_twice_is_not_confused_with_two_tensors():
     a = tf.constant([1.0, 2.0])
     np.testing.assert_array_equal(f(a, a).numpy(), [3.0, 6.0])
     np.testing.assert_array_equal(f(tf.constant([3.0, 4.0]), a).numpy(), [7.0, 10.0])
+    assert f.experimental_get_tracing_count() == 1  # one trace, as TF's
+
+    @tf.function
+    def g(x):
+        return x * 2.0 + a  # a closure over the tensor first passed as x
+
+    np.testing.assert_array_equal(g(a).numpy(), [3.0, 6.0])
+    np.testing.assert_array_equal(g(tf.constant([3.0, 4.0])).numpy(), [7.0, 10.0])
 
 
 def test_methods_and_keras_layers():
@@ -334,7 +342,7 @@ def _numpy_random(x):
     return x + tf.constant(np.random.default_rng().normal(), tf.float32)
 
 
-@pytest.mark.parametrize("fn", [_if_numpy, _if_tensor, _float_of, _numpy_on, _argmax, _cast_int],
+@pytest.mark.parametrize("fn", [_if_numpy, _if_tensor, _float_of, _numpy_on],
                          ids=lambda f: f.__name__)
 def test_untraceable_runs_eagerly_with_one_warning(fn):
     traced = tf.function(fn)
@@ -346,6 +354,32 @@ def test_untraceable_runs_eagerly_with_one_warning(fn):
             np.testing.assert_array_equal(traced(tf.constant(value)).numpy(),
                                           fn(tf.constant(value)).numpy())
     np.testing.assert_array_equal(first.numpy(), fn(tf.constant(0.7)).numpy())
+
+
+@pytest.mark.parametrize("fn", [_argmax, _cast_int], ids=lambda f: f.__name__)
+def test_functions_computing_outside_ops_replay_whole(fn):
+    """tf.math.argmax and tf.cast to integers compute on values outside the ops:
+    they are recorded as calls replayed whole, not frozen."""
+    traced = tf.function(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for value in (0.7, -1.3, 2.1):
+            np.testing.assert_array_equal(traced(tf.constant([value, 0.5])).numpy(),
+                                          fn(tf.constant([value, 0.5])).numpy())
+    assert traced.experimental_get_tracing_count() == 1
+
+
+def test_shape_of_a_range_of_a_traced_limit_is_untraceable():
+    @tf.function
+    def f(n):
+        total = tf.constant(0)
+        for i in tf.range(n):  # AutoGraph would make this a loop; tapeflow runs it eagerly
+            total += i
+        return total
+
+    with pytest.warns(UserWarning, match="shape depends on values"):
+        assert int(f(tf.constant(4))) == 6
+    assert int(f(tf.constant(5))) == 10
 
 
 def test_numpy_random_is_drawn_once_while_tracing_as_in_tf():
