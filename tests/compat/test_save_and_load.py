@@ -257,6 +257,10 @@ def test_saved_model_format(mnist):
     np.testing.assert_allclose(np.asarray(served['output_0']), expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "tapeflow differs: model.save('my_model.h5') writes a .keras zip under the .h5 name "
+    "(framework/models/saving.py, save_model) where Keras 3 writes the legacy HDF5 model "
+    "file the page names (it loads back in tapeflow): issue 17"))
 def test_hdf5_format(mnist):
     train_images, train_labels, test_images, test_labels = mnist
 
@@ -268,6 +272,8 @@ def test_hdf5_format(mnist):
     # Save the entire model to a HDF5 file.
     # The '.h5' extension indicates that the model should be saved to HDF5.
     model.save('my_model.h5')
+    with open('my_model.h5', 'rb') as f:
+      assert f.read(8) == b'\x89HDF\r\n\x1a\n', "not an HDF5 file"
 
     # Recreate the exact same model, including its weights and the optimizer
     new_model = tf.keras.models.load_model('my_model.h5')
