@@ -419,3 +419,62 @@ def test_swaps_are_undone_after_tracing():
     with pytest.raises(RuntimeError, match="boom"):
         broken(tf.constant(1.0))
     assert Op.__call__ is plain_call and tracing.current_trace() is None
+
+
+def test_nested_arguments_keywords_and_python_objects_by_identity():
+    @tf.function
+    def f(inputs, scale=1.0, *, shift):
+        return inputs["a"] * scale + inputs["b"][0] + shift
+
+    def call(a, scale, shift):
+        return float(f({"a": tf.constant(a), "b": [tf.constant(1.0)]}, scale, shift=shift))
+
+    assert [call(2.0, 3.0, 1.0), call(5.0, 3.0, 1.0)] == [8.0, 17.0]
+    assert f.experimental_get_tracing_count() == 1
+    assert call(2.0, 4.0, 1.0) == 10.0  # a new Python value: a new trace
+    assert f.experimental_get_tracing_count() == 2
+
+    @tf.function
+    def get_mixed_flavor(fruit_a, fruit_b):  # TF's guide: objects are traced by identity
+        return fruit_a.flavor + fruit_b.flavor
+
+    class Apple:
+        flavor = tf.constant([1, 2])
+
+    class Mango:
+        flavor = tf.constant([3, 4])
+
+    apple, mango = Apple(), Mango()
+    np.testing.assert_array_equal(get_mixed_flavor(apple, mango).numpy(), [4, 6])
+    get_mixed_flavor(apple, mango)
+    assert get_mixed_flavor.experimental_get_tracing_count() == 1
+    get_mixed_flavor(Apple(), Mango())  # new objects: "Traces a new concrete function"
+    assert get_mixed_flavor.experimental_get_tracing_count() == 2
+
+
+def test_tracing_in_one_thread_leaves_other_threads_eager():
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    @tf.function
+    def slow(x):
+        started.set()
+        release.wait(5)
+        return x * 2.0
+
+    result = {}
+    worker = threading.Thread(target=lambda: result.setdefault("y", slow(tf.constant(1.0))))
+    worker.start()
+    assert started.wait(5)
+    try:  # the worker is tracing now: this thread's ops run eagerly, unrecorded
+        v = tf.Variable(3.0)
+        assert float(v * 2.0 + 1.0) == 7.0
+        assert float(tf.reduce_sum(tf.constant([1.0, 2.0]))) == 3.0
+    finally:
+        release.set()
+        worker.join(5)
+    assert float(result["y"]) == 2.0
+    graph = next(iter(slow._concrete[0]._graphs.values()))
+    assert graph.op_count() == 1  # only the worker's multiply
+    assert float(slow(tf.constant(4.0))) == 8.0
