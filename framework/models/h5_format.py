@@ -151,7 +151,7 @@ def _sublayer_attributes(layer):
     """(attribute, Layer or list of Layers) in Keras's order (private ones last)."""
     global _BASE_ATTRIBUTES
     if _BASE_ATTRIBUTES is None:
-        _BASE_ATTRIBUTES = set(vars(Layer()))
+        _BASE_ATTRIBUTES = set(vars(Layer(name="attribute_probe")))  # named: no uid used
     if _is_graph_model(layer):
         return [("layers", list(layer.layers))]
     children = []
@@ -168,6 +168,33 @@ def _sublayer_attributes(layer):
     return children
 
 
+# tapeflow layers that hold as their own variables what Keras keeps in sublayers:
+# class -> {first part of the variable's name: Keras's sublayer attribute}.
+_KERAS_SUBLAYERS = {"MultiHeadAttention": {"query": "query_dense", "key": "key_dense",
+                                           "value": "value_dense",
+                                           "attention_output": "output_dense"}}
+
+
+class _Part:
+    """A group of a layer's variables that Keras stores as a sublayer of its own."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _split_for_keras(layer, path, variables):
+    table = _KERAS_SUBLAYERS.get(type(layer).__name__)
+    if table is None:
+        return [(path, layer, variables)]
+    groups = {}
+    for variable in variables:
+        groups.setdefault(variable.name.split("/")[0], []).append(variable)
+    if not set(groups) <= set(table):
+        return [(path, layer, variables)]
+    return [(path, layer, [])] + [(f"{path}/{table[key]}", _Part(key), group)
+                                  for key, group in groups.items()]
+
+
 def layer_entries(model):
     """[(path, layer, own variables)] for `model` and every layer under it, as Keras 3
     walks them; each layer once, at the first path that reaches it."""
@@ -177,8 +204,8 @@ def layer_entries(model):
         if id(layer) in seen:
             return
         seen.add(id(layer))
-        entries.append((path, layer, list(layer._tracked_trainable)
-                        + list(layer._tracked_non_trainable)))
+        entries.extend(_split_for_keras(layer, path, list(layer._tracked_trainable)
+                                        + list(layer._tracked_non_trainable)))
         for attribute, child in _sublayer_attributes(layer):
             inner = f"{path}/{attribute}" if path else attribute
             if isinstance(child, Layer):

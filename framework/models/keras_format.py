@@ -1,50 +1,34 @@
-"""keras_format.py translates between tapeflow models and the config.json of
-Keras 3's .keras files, as keras/src/saving/serialization_lib.py writes it:
-every object is `{"module", "class_name", "config", "registered_name"}`, a layer
-adds `build_config`, the model `compile_config`; a functional model lists its
-layers with `inbound_nodes` whose tensors are `__keras_tensor__` references
-`[layer name, node index, tensor index]`.
+"""keras_format.py writes a tapeflow model as the config.json of Keras 3's .keras
+files, as keras/src/saving/serialization_lib.py writes it: every object is
+`{"module", "class_name", "config", "registered_name"}`, a layer adds
+`build_config`, the model `compile_config`; a functional model lists its layers
+with `inbound_nodes` whose tensors are `__keras_tensor__` references `[layer
+name, node index, tensor index]`. A Python lambda is stored as Keras stores it
+(marshalled bytecode). Reading is keras_reader.py's.
 
-Classes are found as Keras finds them: the `register_keras_serializable`
+`Finder` looks classes up as Keras does: the `register_keras_serializable`
 registry and the scopes of `custom_object_scope` (utils/registry.py), then
-`custom_objects`, then tapeflow's own classes. Keras options that a tapeflow
-class lacks are dropped when unset (None, False, empty) and refused, naming
-them, when set. A Python lambda is stored as Keras stores it (marshalled
-bytecode); loading one is refused under `safe_mode=True` with Keras's message,
-since running it would run the file's code."""
+`custom_objects`, then tapeflow's own classes."""
 
-import builtins
 import codecs
 import inspect
 import marshal
-import sys
 import types
 
 import numpy as np
 
-from .. import activations, constraints, initializers, losses, metrics, regularizers
+from .. import constraints, initializers, losses, metrics, regularizers
 from .. import optimizers as _optimizers
 from ..core import nest
 from ..layers.base import Layer
-from ..layers.input_layer import Input
 from ..layers.serialization import registered_class
 from ..utils import registry
 
-__all__ = ["model_to_keras", "model_from_keras", "compile_from_keras", "Finder"]
+__all__ = ["model_to_keras", "to_keras", "Finder"]
 
-LAMBDA_REFUSED = (
-    "Requested the deserialization of a `Lambda` layer whose `function` is a Python "
-    "lambda. This carries a potential risk of arbitrary code execution and thus it is "
-    "disallowed by default. If you trust the source of the artifact, you can override "
-    "this error by passing `safe_mode=False` to the loading function, or calling "
-    "`keras.config.enable_unsafe_deserialization().")
 _NAMESPACES = [("keras.initializers", initializers), ("keras.regularizers", regularizers),
                ("keras.constraints", constraints), ("keras.losses", losses),
                ("keras.metrics", metrics), ("keras.optimizers", _optimizers)]
-_KERAS_ONLY = {"quantization_config", "optional", "sparse", "ragged", "lora_rank",
-               "lora_alpha", "input_axes", "output_axes"}
-# Keras options tapeflow lacks whose value here changes nothing (renorm is off).
-_INERT_KERAS_VALUES = {"renorm_momentum": 0.99}
 
 
 class Finder(dict):
@@ -143,9 +127,20 @@ def layer_to_keras(layer):
         return model_to_keras(layer, with_compile=False)
     out = _keras_object(type(layer).__name__, to_keras(layer.get_config()), type(layer))
     built_shape = getattr(layer, "_build_input_shape", None)
-    if layer.built and built_shape is not None:
+    if layer.built and built_shape is not None and _builds_from_one_shape(layer):
         out["build_config"] = {"input_shape": _batch_free(to_keras(built_shape))}
     return out
+
+
+def _builds_from_one_shape(layer):
+    """Keras rebuilds a layer from {"input_shape": ...} by `build(input_shape)`: only
+    for a layer whose build takes one shape (MultiHeadAttention's takes several)."""
+    try:
+        params = list(inspect.signature(type(layer).build).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    return len([p for p in params if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]) == 1
 
 
 def _batch_free(shape):
@@ -197,6 +192,10 @@ def _functional_config(model):
         if id(layer) not in entries:
             entries[id(layer)] = dict(layer_to_keras(layer), name=layer.name, inbound_nodes=[])
             layers.append(entries[id(layer)])
+            if any(id(v) in history for v in nest.flatten([node.args, node.kwargs])):
+                # Called on several tensors (attention's query and value): Keras would
+                # build it from one shape; the call rebuilds it instead.
+                entries[id(layer)].pop("build_config", None)
         entries[id(layer)]["inbound_nodes"].append({
             "args": [encode(node.inputs)] + [encode(a) for a in node.args],
             "kwargs": {k: encode(v) for k, v in node.kwargs.items()}})
@@ -245,222 +244,3 @@ def _compile_to_keras(model):
             "metrics": to_keras(compile_config.get("metrics")),
             "weighted_metrics": to_keras(compile_config.get("weighted_metrics")),
             "run_eagerly": False, "steps_per_execution": 1, "jit_compile": False}
-
-
-# -- Keras -> tapeflow -----------------------------------------------------------------
-def _accepted_arguments(cls):
-    """Constructor arguments of `cls` (through the **kwargs chain up to Layer), or None
-    when any name may be accepted."""
-    names = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        try:
-            params = inspect.signature(init).parameters.values()
-        except (TypeError, ValueError):
-            return None
-        names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-        if klass is Layer:
-            return names | {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
-        if not any(p.kind == p.VAR_KEYWORD for p in params):
-            return names
-    return None
-
-
-def _fit_config(cls, config, what):
-    accepted = _accepted_arguments(cls) if isinstance(cls, type) else None
-    if accepted is None or "from_config" in vars(cls) and cls.__module__.split(".")[0] != \
-            "tapeflow":
-        return config
-    fitted = {}
-    for key, value in config.items():
-        if key in accepted:
-            fitted[key] = value
-        elif not (value is None or value is False or value == {} or value == []
-                  or key in _KERAS_ONLY and not value
-                  or key in _INERT_KERAS_VALUES and value == _INERT_KERAS_VALUES[key]):
-            raise ValueError(f"Cannot load {what}: tapeflow's {cls.__name__} has no argument "
-                             f"{key!r}, which the file sets to {value!r}.")
-    return fitted
-
-
-def _load_lambda(config, safe_mode):
-    if safe_mode:
-        raise ValueError(LAMBDA_REFUSED)
-    code = marshal.loads(codecs.decode(config["code"].encode("ascii"), "base64"))
-    main = sys.modules.get("__main__")
-    scope = dict(vars(main)) if main is not None else {"__builtins__": builtins}
-    closure = config.get("closure")
-    cells = tuple(types.CellType(v) for v in closure) if closure else None
-    defaults = config.get("defaults")
-    return types.FunctionType(code, scope, code.co_name,
-                              tuple(defaults) if defaults is not None else None, cells)
-
-
-class _Reader:
-    def __init__(self, finder, safe_mode):
-        self.finder, self.safe_mode = finder, safe_mode
-
-    def value(self, value, what):
-        if isinstance(value, list):
-            return [self.value(v, what) for v in value]
-        if not isinstance(value, dict):
-            return value
-        if not ("class_name" in value and "config" in value):
-            return {k: self.value(v, what) for k, v in value.items()}
-        name, inner = value["class_name"], value["config"]
-        if name == "__keras_tensor__":
-            return value  # resolved by `functional`
-        if name == "__lambda__":
-            return _load_lambda(inner, self.safe_mode)
-        if name == "__tuple__":
-            return tuple(self.value(inner["value"], what))
-        if name == "__numpy__":
-            return np.asarray(inner["value"], dtype=inner.get("dtype"))
-        if name in ("DTypePolicy", "FloatDTypePolicy"):
-            return inner["name"]
-        if name == "function":
-            fn = self.finder.find(inner, value.get("registered_name"))
-            fn = fn or getattr(activations, str(inner), None)
-            if fn is None:
-                raise ValueError(f"Unknown function {value.get('registered_name') or inner!r} "
-                                 f"in {what}: register it with @tf.keras.utils."
-                                 "register_keras_serializable() or pass it in custom_objects.")
-            return fn
-        cls = self.finder.find(name, value.get("registered_name"), value.get("module"))
-        if cls is None:
-            raise ValueError(f"Unknown class {value.get('registered_name') or name!r} in "
-                             f"{what}: register it with @tf.keras.utils."
-                             "register_keras_serializable() or pass it in custom_objects.")
-        if name in ("Sequential", "Functional") or (
-                isinstance(cls, type) and "layers" in inner and issubclass(cls, Layer)
-                and registered_class(name) in (registered_class("Sequential"),
-                                               registered_class("Functional"))):
-            return self.model(value)
-        config = _fit_config(cls, self.value(inner, what), what)
-        if cls.__module__.split(".")[0] == "tapeflow" and not issubclass(cls, Layer):
-            return {"class_name": name, "config": config}  # tapeflow's get() takes dicts
-        return cls.from_config(config)
-
-    def layer(self, spec):
-        name = spec.get("name") or spec.get("config", {}).get("name")
-        layer = self.value({k: spec[k] for k in ("module", "class_name", "config",
-                                                 "registered_name") if k in spec},
-                           f"layer {name!r}")
-        if not isinstance(layer, Layer):
-            raise ValueError(f"Layer {name!r} of class {spec['class_name']!r} did not load as "
-                             "a layer.")
-        return layer
-
-    def model(self, spec):
-        class_name, config = spec["class_name"], spec["config"]
-        if class_name == "Sequential":
-            return self.sequential(config)
-        if "input_layers" in config:
-            cls = self.finder.find(class_name, spec.get("registered_name"), spec.get("module"))
-            return self.functional(config, cls or registered_class("Functional"))
-        raise ValueError(f"Cannot load a model of class {class_name!r}: tapeflow loads "
-                         "Sequential and functional models from .keras files.")
-
-    def sequential(self, config):
-        model = registered_class("Sequential")(name=config.get("name"))
-        specs = list(config["layers"])
-        shape, dtype = config.get("build_input_shape"), "float32"
-        if specs and specs[0]["class_name"] == "InputLayer":
-            inner = specs.pop(0)["config"]
-            shape = inner.get("batch_shape") or inner.get("batch_input_shape")
-            dtype = inner.get("dtype") or "float32"
-        if shape is not None:
-            model.add(Input(batch_shape=tuple(shape), dtype=dtype))
-        for spec in specs:
-            model.add(self.layer(spec))
-        return model
-
-    def functional(self, config, cls):
-        outputs, pending = {}, []
-        for spec in config["layers"]:
-            name = spec.get("name") or spec["config"]["name"]
-            if spec["class_name"] == "InputLayer":
-                inner = spec["config"]
-                shape = inner.get("batch_shape") or inner.get("batch_input_shape")
-                outputs[(name, 0)] = [Input(batch_shape=tuple(shape), name=name,
-                                            dtype=inner.get("dtype") or "float32")]
-                continue
-            layer = self.layer(spec)
-            for index, node in enumerate(spec.get("inbound_nodes", [])):
-                if not isinstance(node, dict):
-                    raise ValueError(f"Layer {name!r}: inbound nodes in Keras 2's list form "
-                                     "are not supported; re-save the model with Keras 3.")
-                pending.append((layer, name, index, node))
-
-        def resolve(value):
-            if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
-                history = value["config"]["keras_history"]
-                return outputs[(history[0], history[1])][history[2]]
-            if isinstance(value, dict):
-                return {k: resolve(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [resolve(v) for v in value]
-            return value
-
-        def ready(value):
-            if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
-                return tuple(value["config"]["keras_history"][:2]) in outputs
-            items = value.values() if isinstance(value, dict) else (
-                value if isinstance(value, list) else [])
-            return all(ready(v) for v in items)
-
-        while pending:
-            waiting = [item for item in pending if not ready(item[3])]
-            if len(waiting) == len(pending):
-                raise ValueError(f"Cannot load functional model {config.get('name')!r}: layer "
-                                 f"{pending[0][1]!r} needs tensors that no layer produces.")
-            for layer, name, index, node in pending:
-                if ready(node):
-                    args = resolve(self.value(node.get("args", []), f"layer {name!r}"))
-                    kwargs = resolve(self.value(node.get("kwargs", {}), f"layer {name!r}"))
-                    outputs[(name, index)] = nest.flatten(layer(*args, **kwargs))
-            pending = waiting
-
-        def refs(value):
-            if (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
-                    and isinstance(value[1], int)):
-                return outputs[(value[0], value[1])][value[2]]
-            if isinstance(value, dict):
-                return {k: refs(v) for k, v in value.items()}
-            return [refs(v) for v in value]
-        return cls(inputs=refs(config["input_layers"]), outputs=refs(config["output_layers"]),
-                   name=config.get("name"))
-
-
-def model_from_keras(spec, custom_objects=None, safe_mode=True):
-    """The tapeflow model that config.json's dict `spec` describes."""
-    return _Reader(Finder(custom_objects or {}), safe_mode).model(spec)
-
-
-def compile_from_keras(model, compile_config, custom_objects=None, safe_mode=True):
-    """Compile `model` as config.json's `compile_config` says (no-op if there is none)."""
-    if not compile_config:
-        return
-    reader = _Reader(Finder(custom_objects or {}), safe_mode)
-    optimizer = compile_config.get("optimizer")
-    if isinstance(optimizer, dict):
-        optimizer = _optimizers.get(reader.value(optimizer, "the optimizer"))
-    model.compile(optimizer=optimizer or "rmsprop",
-                  loss=_spec(reader, compile_config.get("loss"), losses.get),
-                  metrics=_spec(reader, compile_config.get("metrics"), metrics.get),
-                  weighted_metrics=_spec(reader, compile_config.get("weighted_metrics"),
-                                         metrics.get),
-                  loss_weights=compile_config.get("loss_weights"))
-
-
-def _spec(reader, value, get):
-    value = reader.value(value, "the compile config")
-    if isinstance(value, dict) and set(value) == {"class_name", "config"}:
-        return get(value)
-    if isinstance(value, dict):
-        return {k: _spec(reader, v, get) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_spec(reader, v, get) for v in value]
-    return value

@@ -14,7 +14,7 @@ Model file (`model.save`, a zip, conventionally .keras): config.json (the
 architecture from get_config and the compile arguments), model.weights.npz,
 and optimizer.npz (iterations and slots) when the model has an optimizer.
 
-Keras's own files (keras_format.py, h5_format.py; HDF5 needs the optional h5py,
+Keras's own files (keras_format.py, keras_reader.py, h5_format.py; HDF5 needs the optional h5py,
 `pip install 'tapeflow[h5]'`): `save_weights("w.weights.h5")` and
 `model.save("m.keras")` write Keras 3's layouts when h5py is installed (without
 it, `model.save` writes tapeflow's zip above and says so in a warning);
@@ -42,7 +42,7 @@ from ..runtime.atomic_files import atomic_write
 from ..core import nest
 from ..layers.input_layer import Input
 from ..layers.serialization import deserialize
-from . import h5_format, keras_format
+from . import h5_format, keras_format, keras_reader
 
 __all__ = ["save_weights", "load_weights", "save_model", "load_model"]
 
@@ -467,9 +467,9 @@ def _load_keras_model(filepath, config, custom_objects, compile, safe_mode):
     h5_format.require_h5py()
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError(f"{filepath} has no model config (config.json names no class).")
-    model = keras_format.model_from_keras(config, custom_objects, safe_mode)
+    model = keras_reader.model_from_keras(config, custom_objects, safe_mode)
     if compile:
-        keras_format.compile_from_keras(model, config.get("compile_config"), custom_objects,
+        keras_reader.compile_from_keras(model, config.get("compile_config"), custom_objects,
                                         safe_mode)
     with _open_keras_weights(filepath) as f:
         h5_format.read_keras3(model, f, filepath, load_optimizer=compile)

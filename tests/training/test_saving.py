@@ -1,6 +1,9 @@
-"""Weights files and whole-model files: round trips, resuming, bad files."""
+"""Weights files and whole-model files: round trips, resuming, bad and crafted files,
+custom classes and safe mode (tapeflow's format, and Keras's where h5py is installed)."""
 
+import json
 import os
+import sys
 import zipfile
 
 import numpy as np
@@ -191,3 +194,65 @@ def test_a_zip_bomb_is_refused_before_it_is_read(tmp_path):
         tf.keras.models.load_model(path)
     with pytest.raises(ValueError, match="decompression bomb"):
         make_model().load_weights(path)
+
+
+# -- custom objects and safe mode ----------------------------------------------------------
+@tf.keras.utils.register_keras_serializable(package="FormatsTest")
+class Scale(tf.keras.layers.Layer):
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, inputs):
+        return inputs * self.factor
+
+    def get_config(self):
+        return dict(super().get_config(), factor=self.factor)
+
+
+class Unregistered(Scale):
+    pass
+
+
+def h5py_or_skip():
+    return pytest.importorskip("h5py", reason="h5py (the optional extra tapeflow[h5]) is "
+                                              "not installed")
+
+
+@pytest.mark.parametrize("with_h5py", [True, False])
+def test_registered_and_custom_classes_load(tmp_path, monkeypatch, with_h5py):
+    if with_h5py:
+        h5py_or_skip()
+    else:
+        monkeypatch.setitem(sys.modules, "h5py", None)
+    model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), Scale(3.0), layers.Dense(1)])
+    model.save(tmp_path / "s.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "s.keras")
+    assert type(loaded.layers[0]) is Scale and loaded.layers[0].factor == 3.0
+    x = np.array([[1.0, 2.0]], np.float32)
+    np.testing.assert_array_equal(model.predict(x, verbose=0), loaded.predict(x, verbose=0))
+    other = tf.keras.Sequential([tf.keras.Input(shape=(2,)), Unregistered(0.5)])
+    other.save(tmp_path / "u.keras")
+    with pytest.raises(ValueError, match="Unregistered.*custom_objects"):
+        tf.keras.models.load_model(tmp_path / "u.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "u.keras",
+                                        custom_objects={"Unregistered": Unregistered})
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), [[0.5, 1.0]])
+    with tf.keras.utils.custom_object_scope({"Unregistered": Unregistered}):
+        assert type(tf.keras.models.load_model(tmp_path / "u.keras").layers[0]) is Unregistered
+
+
+def test_safe_mode_refuses_a_lambdas_bytecode(tmp_path):
+    h5py_or_skip()
+    model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), layers.Lambda(lambda t: t * 3.0 + 1.0)])
+    model.save(tmp_path / "l.keras")
+    with zipfile.ZipFile(tmp_path / "l.keras") as archive:
+        function = json.loads(archive.read("config.json"))["config"]["layers"][1]["config"][
+            "function"]
+    assert function["class_name"] == "__lambda__" and function["config"]["code"]
+    with pytest.raises(ValueError, match="`Lambda` layer whose `function` is a Python lambda.*"
+                                         "safe_mode=False"):
+        tf.keras.models.load_model(tmp_path / "l.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "l.keras", safe_mode=False)
+    np.testing.assert_array_equal(loaded.predict(np.array([[1.0, 2.0]], np.float32), verbose=0),
+                                  [[4.0, 7.0]])
