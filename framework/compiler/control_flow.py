@@ -4,31 +4,35 @@ They run the chosen branch or the loop body as Python, on the ops the
 branches call: eagerly, so gradients flow through the branch taken (and
 through every iteration), as TF's eager versions. Inside a traced function
 (function.py) a tf.while_loop becomes one loop node of the graph (loops.py),
-however many iterations it runs. tf.cond, tf.case and tf.switch_case on a
-constant predicate trace the one path they take; on a predicate computed from
-the function's inputs or a Variable they read a traced value in Python, which
-makes that signature run eagerly (with tracing.py's warning). TF builds an If
-op with both branches; tapeflow cannot yet trace the branch not taken without
-running its effects.
+however many iterations it runs, and tf.cond, tf.case and tf.switch_case on a
+predicate computed from the function's inputs one node choosing a traced
+branch at every call (branches.py; a branch not taken that has an effect
+makes the signature run eagerly). On constant predicates they trace the one
+path they take.
 """
 
 from ..core import nest
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, convert_to_tensor
+from .branches import traced_switch
 from .loops import traced_while
 from .tracing import current_trace
 
 __all__ = ["case", "cond", "switch_case", "while_loop"]
 
 
+def _check_predicate(pred, what):
+    if pred.shape.rank != 0 and pred.shape.num_elements() != 1:
+        raise ValueError(f"{what}: the predicate must be a scalar boolean, got a tensor of "
+                         f"shape {tuple(pred.shape)}.")
+    if pred.dtype.name != "bool":
+        raise TypeError(f"{what}: the predicate must be a boolean tensor, got "
+                        f"{pred.dtype.name}.")
+
+
 def _predicate(pred, what):
     if isinstance(pred, Tensor):
-        if pred.shape.rank != 0 and pred.shape.num_elements() != 1:
-            raise ValueError(f"{what}: the predicate must be a scalar boolean, got a tensor of "
-                             f"shape {tuple(pred.shape)}.")
-        if pred.dtype.name != "bool":
-            raise TypeError(f"{what}: the predicate must be a boolean tensor, got "
-                            f"{pred.dtype.name}.")
+        _check_predicate(pred, what)
         return bool(pred)
     if isinstance(pred, (bool,)) or type(pred).__name__ == "bool_":
         return bool(pred)
@@ -56,7 +60,17 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("true_fn must be callable.")
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
+    trace = current_trace()
+    if trace is not None and isinstance(pred, Tensor):
+        _check_predicate(pred, "tf.cond")
+        outcome = traced_switch(trace, [pred], _first_if_true, [true_fn, false_fn])
+        if outcome is not None:
+            return outcome[1]
     return (true_fn if _predicate(pred, "tf.cond") else false_fn)()
+
+
+def _first_if_true(values):
+    return 0 if values[0] else 1
 
 
 def _structure(value):
@@ -174,6 +188,17 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             raise TypeError(f"fn for pred {pair[0]!r} must be callable.")
     if default is not None and not callable(default):
         raise TypeError("default must be callable.")
+    trace = current_trace()
+    if trace is not None and any(isinstance(p, Tensor) for p, _ in pred_fn_pairs):
+        preds = [p if isinstance(p, Tensor) else convert_to_tensor(bool(p))
+                 for p, _ in pred_fn_pairs]
+        for p in preds:
+            _check_predicate(p, "tf.case")
+        fns = [fn for _, fn in pred_fn_pairs] + ([default] if default is not None else [])
+        outcome = traced_switch(trace, preds, lambda values: _case_index(
+            values, exclusive, default is not None), fns)
+        if outcome is not None:
+            return _unpack(outcome[1], strict)
     chosen = None
     truths = 0
     for pred, fn in pred_fn_pairs:
@@ -193,6 +218,19 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             raise InvalidArgumentError("Input error: None of conditions evaluated as True.")
         chosen = default
     return _unpack(chosen(), strict)
+
+
+def _case_index(truths, exclusive, has_default):
+    """tf.case's choice from its predicates' values (the default is last)."""
+    chosen = [i for i, truth in enumerate(truths) if truth]
+    if exclusive and len(chosen) > 1:
+        raise InvalidArgumentError(f"Input error: exclusive=True and more than 1 conditions "
+                                   f"({len(chosen)}) evaluated as True.")
+    if chosen:
+        return chosen[0]
+    if not has_default:
+        raise InvalidArgumentError("Input error: None of conditions evaluated as True.")
+    return len(truths)
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
@@ -223,6 +261,16 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if branch_index.dtype.name not in ("int32", "int64") or branch_index.shape.rank != 0:
             raise TypeError(f"branch_index must be a scalar int32 or int64 tensor, got "
                             f"{branch_index.dtype.name} of shape {tuple(branch_index.shape)}.")
+        trace = current_trace()
+        if trace is not None:
+            count = len(branch_fns)
+            outcome = traced_switch(
+                trace, [branch_index],
+                lambda values: values[0] if 0 <= values[0] < count else count if default
+                else count - 1,
+                branch_fns + ([default] if default is not None else []))
+            if outcome is not None:
+                return outcome[1]
         index = int(branch_index)
     elif isinstance(branch_index, int) and not isinstance(branch_index, bool):
         index = branch_index

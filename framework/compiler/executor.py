@@ -11,7 +11,7 @@ random draws, optimizer updates) are called whole, with Tensors, in both.
 from ..core import nest
 from ..core.string_values import bytes_scalar
 from ..core.tensor import Tensor
-from .graph import CALL, OP, SlotRef
+from .graph import CALL, LOOP, OP, SlotRef
 
 __all__ = ["filler", "run_arrays", "run_tensors"]
 
@@ -51,9 +51,10 @@ def run_arrays(graph, arrays):
             _call(node, values, _wrap, _unwrap)
             for slot, variable in graph.variables:  # an effect may have replaced an array
                 values[slot] = variable._value
-        else:
-            _, loop, in_slots, out_slots = node
-            finals = loop.run(run_arrays, [values[s] for s in in_slots], _truth)
+        else:  # a loop or a branch choice
+            _, control, in_slots, out_slots = node
+            finals = control.run(run_arrays, [values[s] for s in in_slots],
+                                 _truth if node[0] == LOOP else _item)
             for slot, value in zip(out_slots, finals):
                 values[slot] = value
             for slot, variable in graph.variables:
@@ -77,8 +78,9 @@ def run_tensors(graph, tensors):
         elif node[0] == CALL:
             _call(node, values, _same, _same)
         else:
-            _, loop, in_slots, out_slots = node
-            finals = loop.run(run_tensors, [values[s] for s in in_slots], bool)
+            _, control, in_slots, out_slots = node
+            finals = control.run(run_tensors, [values[s] for s in in_slots],
+                                 bool if node[0] == LOOP else _tensor_item)
             for slot, value in zip(out_slots, finals):
                 values[slot] = value
     return values
@@ -86,6 +88,14 @@ def run_tensors(graph, tensors):
 
 def _truth(array):
     return bool(array)
+
+
+def _item(array):
+    return array.item()
+
+
+def _tensor_item(tensor):
+    return tensor._value.item()
 
 
 def _same(value):

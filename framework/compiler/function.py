@@ -15,13 +15,14 @@ Where tapeflow differs from TF, and why:
 - What a graph cannot replay (a traced tensor's value used in Python: a
   Python `if` on a tensor, `.numpy()`, `float()`, NumPy on it, public
   functions computing on values outside an op that tracing.py does not
-  replay whole; tf.cond/case/switch_case on a traced predicate; `for i in
+  replay whole; a tf.cond whose branch not taken has an effect; `for i in
   tf.range(n)` with a traced n, since there is no AutoGraph yet) makes that
   signature run eagerly, with one warning naming the function, the reason and
   the user's line. Values are then right; only the speed differs. A
   `for _ in tf.range(1000)` over a constant is unrolled into the graph (seed
   004: correct, ~2.5x faster than eager, but traced in ~1 s); tf.while_loop
-  stays one loop node (loops.py).
+  stays one loop node (loops.py), tf.cond/case/switch_case one branch node
+  (branches.py).
 - A Variable passed as an argument is keyed by identity (another Variable
   retraces); TF keys it by shape and dtype.
 - `get_concrete_function` with TensorSpecs traces at the first call, not at once.
@@ -40,6 +41,7 @@ from ..core import record as _record
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
+from ..ops.math import identity as _identity
 from ..runtime.settings import user_setting
 from . import signature as _sig
 from .executor import run_arrays, run_tensors
@@ -343,8 +345,8 @@ class ConcreteFunction:
         trace = Trace(function._name, may_create_variables=first)
         # New Tensor objects for the arguments: a closure over a tensor also passed
         # as an argument (or one tensor passed twice) must not read the placeholder.
-        values = nest.map_structure(
-            lambda v: _wrap(v._value) if type(v) is Tensor else v, values)
+        values = nest.map_structure(_fresh if _record.current_tapes() else _fresh_unrecorded,
+                                    values)
         with tracing(trace):
             for leaf in nest.flatten(values):
                 if type(leaf) is Tensor:
@@ -447,3 +449,13 @@ def _wrap(array):
 
 def _same(value):
     return value
+
+
+def _fresh(value):
+    """A new Tensor for an argument, through an identity op, so that the tapes
+    recording around the call see the trace's ops depend on the argument."""
+    return _identity(value) if type(value) is Tensor else value
+
+
+def _fresh_unrecorded(value):
+    return _wrap(value._value) if type(value) is Tensor else value

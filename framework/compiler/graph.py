@@ -19,6 +19,8 @@ CALL = 1
 # (LOOP, loop, in_slots, out_slots): a tf.while_loop (control_flow.Loop: its condition's
 # and body's graphs), run until the condition is False
 LOOP = 2
+# (SWITCH, switch, in_slots, out_slots): tf.cond/case/switch_case (branches.Switch)
+SWITCH = 3
 
 
 class SlotRef:
@@ -60,7 +62,7 @@ class Graph:
                 if node[4] not in live:
                     continue
                 live.update(node[2])
-            elif node[0] == LOOP:
+            elif node[0] in (LOOP, SWITCH):
                 live.update(node[2])
             kept.append(node)
         kept.reverse()

@@ -15,9 +15,10 @@ records unrolled (or marks untraceable), with the same values.
 from ..core import nest
 from ..core import record as _record
 from ..core.tensor import Tensor
-from .executor import run_arrays
+from ..ops.math import identity as _identity
+from .executor import run_arrays, run_tensors
 from .graph import LOOP
-from .tracing import Trace, nested, raw_value, untraced
+from .tracing import DryEffect, Trace, nested, raw_value, untraced
 
 __all__ = ["Loop", "traced_while"]
 
@@ -78,6 +79,13 @@ def _check_shapes(before, after):
                              "any shape, or keep the shape.")
 
 
+def _fresh(tensors, recording):
+    """New Tensor objects for the loop variables (through identity ops that the
+    tapes around the call record, when some record)."""
+    with untraced():
+        return [_identity(t) if recording else _wrap(raw_value(t)) for t in tensors]
+
+
 def _wrap(array):
     tensor = _new_tensor(Tensor)
     tensor._value = array
@@ -94,15 +102,18 @@ def traced_while(trace, cond, body, current, normalize, predicate, limit, shapes
     has shape_invariants, so a body graph that read shapes cannot be reused.
     """
     flat = nest.flatten(current)
-    if limit == 0 or _record.current_tapes() or not all(isinstance(t, Tensor) for t in flat):
+    if trace.dry:  # in a branch not taken: its iterations would run effects
+        raise DryEffect("a tf.while_loop in a branch not taken while tracing")
+    if limit == 0 or trace.inner_tapes() or not all(isinstance(t, Tensor) for t in flat):
         return ("python", current, 0)
     in_slots = [trace.slot(t) for t in flat]  # before the nested traces hide what they make
     # The condition and body see new Tensor objects for the loop variables, so that
     # a closure over the initial value (`x` also passed as a loop variable) is read
     # as that value, not as the loop variable.
+    recording = bool(_record.current_tapes())  # tapes around the call record this loop
     cond_trace = Trace(trace.name, trace.may_create_variables, parent=trace)
+    fresh = _fresh(flat, recording)
     with nested(cond_trace):
-        fresh = [_wrap(raw_value(t)) for t in flat]
         for t in fresh:
             cond_trace.add_input(t)
         pred = cond(*nest.pack_sequence_as(current, fresh))
@@ -119,8 +130,8 @@ def traced_while(trace, cond, body, current, normalize, predicate, limit, shapes
                           "its body could not be traced")
         return ("done", current)
     body_trace = Trace(trace.name, trace.may_create_variables, parent=trace)
+    fresh = _fresh(flat, recording)
     with nested(body_trace):
-        fresh = [_wrap(raw_value(t)) for t in flat]
         for t in fresh:
             body_trace.add_input(t)
         result = normalize(body(*nest.pack_sequence_as(current, fresh)), current)
@@ -138,9 +149,12 @@ def traced_while(trace, cond, body, current, normalize, predicate, limit, shapes
     captured = cond_trace.captures + body_trace.captures
     in_slots += [trace.slot(t) for t in captured]
     with untraced():  # the other iterations of this call, from the graphs
-        finals = loop.run(run_arrays, [raw_value(t) for t in nest.flatten(result) + captured],
-                          bool, done=1)
-    finals = [_wrap(array) for array in finals]
+        if recording:
+            finals = loop.run(run_tensors, nest.flatten(result) + captured, bool, done=1)
+        else:
+            finals = loop.run(run_arrays, [raw_value(t) for t in nest.flatten(result) + captured],
+                              bool, done=1)
+            finals = [_wrap(array) for array in finals]
     out_slots = [trace.add_output(t) for t in finals]
     trace.graph.nodes.append((LOOP, loop, in_slots, out_slots))
     return ("done", nest.pack_sequence_as(current, finals))

@@ -4,37 +4,42 @@ replay. Function objects (function.py) decide when to trace; executor.py replays
 
 While any thread traces, three process-wide swaps are in place (as the NaN
 finder swaps `Op.__call__`, so the hot path never tests a flag and
-ops/registry.py needs no hook): `Op.__call__` also records each op application in the tracing thread; `Tensor._value`
-becomes a property that notices Python reading a value that can change
-between calls (an argument, anything computed from one, a Variable) outside
-an op; `Variable.__init__` refuses Variables on a retrace, as TF. The tracing
-thread also gets a profile hook (sys.setprofile: per thread) that records the
-calls which must run whole at every call (effects: Variable assigns,
-`tf.print`, `tf.random` draws, an optimizer's `apply`) and notices NumPy's
-random generators called directly. A trace that read a changing value in
-Python is untraceable: function.py then runs that signature eagerly.
+ops/registry.py needs no hook): `Op.__call__` also records each op
+application in the tracing thread; `Tensor._value` becomes a property that
+notices Python reading a value that can change between calls (an argument,
+anything computed from one, a Variable) outside an op, except for its shape
+or dtype (`t._value.shape`, found in the reader's bytecode); `Variable.__init__`
+refuses Variables on a retrace, as TF. The tracing thread also gets a profile
+hook (sys.setprofile: per thread) that records the calls effects.py lists as
+one node each, run whole at every call. NumPy's random generators are Python
+side effects, drawn once while tracing, as in TF. A trace that read a
+changing value in Python is untraceable: function.py then runs that
+signature eagerly.
 """
 
 import dis
 import sys
 import threading
-import types
 
-from .. import random as _random
-from ..api import array_ops as _array_ops
-from ..api import printing as _printing
 from ..autodiff import tape as _tape_module
 from ..core import nest
 from ..core import record as _record
 from ..core.sites import user_site
 from ..core.tensor import Tensor, Variable
-from ..math import comparisons as _comparisons
-from ..math import reductions as _reductions
 from ..ops.registry import Op
+from .effects import (
+    DIFFERENTIABLE,
+    PURE,
+    VALUE_SHAPED,
+    call_arguments,
+    effect_function,
+    is_effect,
+)
 from .executor import filler
 from .graph import CALL, OP, Graph, SlotRef
 
-__all__ = ["VARIABLE_ERROR", "Trace", "current_trace", "register_effect", "tracing"]
+__all__ = ["VARIABLE_ERROR", "DryEffect", "Trace", "current_trace", "nested", "raw_value",
+           "resume_profile", "tracing", "untraced"]
 
 VARIABLE_ERROR = ("tf.function only supports singleton tf.Variables created on the first call. "
                   "Make sure the tf.Variable is only created once or created outside "
@@ -62,9 +67,14 @@ def raw_value(tensor):
 class Trace:
     """One recording: the graph, which tensors are in it, and whether it is sound."""
 
-    def __init__(self, name, may_create_variables, parent=None):
+    def __init__(self, name, may_create_variables, parent=None, dry=False):
         self.name = name
-        self.parent = parent  # the trace a loop body's trace is nested in
+        self.parent = parent  # the trace a loop body's or branch's trace is nested in
+        # A branch not taken, traced on values it will not use: it must have no effects.
+        self.dry = dry or (parent is not None and parent.dry)
+        # Tapes recording when the call began: they record the call, not the graph.
+        self.outer_tapes = parent.outer_tapes if parent is not None else {
+            id(tape) for tape in _record.current_tapes()}
         self.captures = []  # tensors of the parent trace this one reads (subgraph inputs)
         self.graph = Graph()
         self.may_create_variables = may_create_variables
@@ -116,6 +126,11 @@ class Trace:
     def is_dynamic(self, tensor):
         return id(tensor) in self.dynamic or type(tensor) is Variable or (
             self.parent is not None and self.parent.is_dynamic(tensor))
+
+    def inner_tapes(self):
+        """Whether a GradientTape opened inside the traced function is recording
+        (its backward pass, traced later, needs every op of a loop or branch)."""
+        return any(id(tape) not in self.outer_tapes for tape in _record.current_tapes())
 
     def is_value_shaped(self, tensor):
         return id(tensor) in self.value_shaped or (self.parent is not None
@@ -173,7 +188,7 @@ class Trace:
 
     def end_effect(self, outputs, result):
         """Map the tensors an effect returned to new slots (in flat order)."""
-        value_shaped = bool(outputs) and outputs[-1] is _VALUE_SHAPED
+        value_shaped = bool(outputs) and outputs[-1] is VALUE_SHAPED
         if value_shaped:
             outputs.pop()
         for i, leaf in enumerate(nest.flatten(result)):
@@ -295,102 +310,29 @@ def _metadata_read(code, offset):
     return sites.get(offset)
 
 
-_EFFECTS = {}  # code object -> the function to call at replay (None: a method, found by self)
-
-
-_PURE = set()  # codes of whole calls without side effects (recorded only on traced inputs)
-_VALUE_SHAPED = set()  # codes of whole calls whose result's shape depends on values
-_DIFFERENTIABLE = set()  # codes of pure whole calls that may run ops a tape needs
-
-
-def register_effect(function, pure=False, value_shaped=False, differentiable=False):
-    """Make calls of `function` replay whole at every call of a traced function
-    (with the call's tensors), instead of recording the ops inside. For calls
-    that read values in Python: assignments, printing, random draws, optimizer
-    updates (effects), and public functions computing outside the ops
-    (`pure`: recorded only when an argument is traced; `value_shaped`: the
-    shape of the result depends on the values, so Python may not read it;
-    `differentiable`: under a recording tape the call runs as it is, so that
-    the tape sees its ops). Returns `function` (usable as a decorator)."""
-    _EFFECTS[function.__code__] = function
-    if pure:
-        _PURE.add(function.__code__)
-    if value_shaped:
-        _VALUE_SHAPED.add(function.__code__)
-    if differentiable:  # (tf.cast between floats is an op)
-        _DIFFERENTIABLE.add(function.__code__)
-    return function
-
-
-for _effect in (Variable.assign, Variable.assign_add, Variable.assign_sub, _printing.print_):
-    register_effect(_effect)
-# Random draws: fresh values at every call, as TF's stateful random ops.
-for _fn in [getattr(_random, n) for n in ("normal", "uniform", "truncated_normal", "shuffle",
-                                          "categorical")] + [
-        getattr(_random.Generator, n) for n in ("normal", "uniform", "truncated_normal")
-        if hasattr(_random.Generator, n)]:
-    register_effect(_fn)
-# Public functions that compute outside the ops (on `._value`): replayed whole.
-for _fn in [getattr(_comparisons, n) for n in _comparisons.__all__] + [
-        _reductions.argmax, _reductions.argmin]:
-    register_effect(_fn, pure=True)
-register_effect(_array_ops.range, pure=True, value_shaped=True)
-register_effect(_array_ops.cast, pure=True, differentiable=True)
-# Optimizers live in a higher layer: their one entry point is matched by name.
-_OPTIMIZER_APPLY = ("Optimizer.apply", "optimizer.py")
-
-
-def _effect_function(code, frame):
-    function = _EFFECTS.get(code)
-    if function is not None:
-        if code.co_freevars:  # one code for many closures (tf.less, tf.greater, ...)
-            cells = tuple(types.CellType(frame.f_locals[n]) for n in code.co_freevars)
-            return types.FunctionType(code, frame.f_globals, code.co_name, None, cells)
-        return function
-    if code.co_qualname == _OPTIMIZER_APPLY[0] and code.co_filename.endswith(_OPTIMIZER_APPLY[1]):
-        owner = frame.f_locals.get("self")
-        for cls in type(owner).__mro__:
-            method = cls.__dict__.get("apply")
-            if getattr(method, "__code__", None) is code:
-                return method
-    return None
-
-
-def _call_arguments(code, local):
-    names = code.co_varnames
-    count = code.co_argcount
-    args = [local[n] for n in names[:count]]
-    end = count + code.co_kwonlyargcount
-    kwargs = {n: local[n] for n in names[count:end]}
-    if code.co_flags & 0x04:  # CO_VARARGS
-        args.extend(local[names[end]])
-        end += 1
-    if code.co_flags & 0x08:  # CO_VARKEYWORDS
-        kwargs.update(local[names[end]])
-    return args, kwargs
-
-
 def _profile(frame, event, arg):
     trace = _local.trace
     if event == "call":
         code = frame.f_code
-        if code in _EFFECTS or code.co_qualname == _OPTIMIZER_APPLY[0]:
-            function = _effect_function(code, frame)
+        if is_effect(code):
+            function = effect_function(code, frame)
             if function is None:
                 return
             outputs = None
             if not trace.effects:
-                args, kwargs = _call_arguments(code, frame.f_locals)
-                if code in _PURE and (not any(
+                if trace.dry and code not in PURE:
+                    raise DryEffect(f"{code.co_qualname} in a branch not taken while tracing")
+                args, kwargs = call_arguments(code, frame.f_locals)
+                if code in PURE and (not any(
                         isinstance(t, Tensor) and trace.is_dynamic(t)
                         for t in nest.flatten([args, kwargs])) or (
-                        code in _DIFFERENTIABLE and _record.current_tapes())):
+                        code in DIFFERENTIABLE and _record.current_tapes())):
                     # Of constants only, its result is a constant too; under a tape,
                     # a differentiable one's ops are recorded one by one.
                     return
                 outputs = trace.begin_effect(function, args, kwargs)
-                if code in _VALUE_SHAPED:
-                    outputs.append(_VALUE_SHAPED)
+                if code in VALUE_SHAPED:
+                    outputs.append(VALUE_SHAPED)
             trace.effects.append((frame, outputs))
     elif event == "return" and trace.effects and trace.effects[-1][0] is frame:
         _, outputs = trace.effects.pop()
@@ -438,6 +380,17 @@ class tracing:
                 Variable.__init__ = _plain_init
         return False
 
+
+
+class DryEffect(Exception):
+    """Raised (from the profile hook, before the call runs) at an effect in a dry
+    trace; the profile hook is then off until `resume_profile()`."""
+
+
+def resume_profile():
+    """Put the profile hook back after a DryEffect (raising switched it off)."""
+    if _local.trace is not None:
+        sys.setprofile(_profile)
 
 
 class nested:

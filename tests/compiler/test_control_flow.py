@@ -11,6 +11,13 @@ import tapeflow as tf
 from tapeflow.testing.gradients import gradcheck
 
 
+def _no_warnings():
+    context = warnings.catch_warnings()
+    context.__enter__()
+    warnings.simplefilter("error")
+    return context
+
+
 # -- tf.cond -----------------------------------------------------------------------
 def test_cond_values_and_tf_doc_example():
     x, y = tf.constant(2), tf.constant(5)
@@ -139,26 +146,92 @@ def test_constant_predicate_traces_and_replays():
     assert f.experimental_get_tracing_count() == 2
 
 
-def test_traced_predicate_runs_eagerly_with_the_right_values():
+def test_traced_predicate_is_one_switch_node_for_both_branches():
+    runs = []
+
     @tf.function
     def f(x):
+        runs.append(1)  # Python: while tracing only (both branches are traced once)
         y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0, lambda: -x)
         return tf.while_loop(lambda v: tf.reduce_sum(v) < 100.0, lambda v: v * 3.0, [y])[0]
 
-    with pytest.warns(UserWarning, match="runs eagerly"):
-        first = f(tf.constant([1.0, 2.0]))
-    np.testing.assert_array_equal(first.numpy(), [54.0, 108.0])
-    np.testing.assert_array_equal(f(tf.constant([-1.0, -2.0])).numpy(), [81.0, 162.0])
+    context = _no_warnings()
+    try:
+        np.testing.assert_array_equal(f(tf.constant([1.0, 2.0])).numpy(), [54.0, 108.0])
+        np.testing.assert_array_equal(f(tf.constant([-1.0, -2.0])).numpy(), [81.0, 162.0])
+    finally:
+        context.__exit__(None, None, None)
+    assert runs == [1]
+
+
+def test_traced_case_and_switch_case_pick_at_every_call():
+    @tf.function
+    def f(x, i):
+        a = tf.case([(x < 0.0, lambda: x * 10.0), (x > 5.0, lambda: x - 5.0)],
+                    default=lambda: x)
+        b = tf.switch_case(i, [lambda: a + 1.0, lambda: a + 2.0], default=lambda: a * 0.0)
+        return b
+
+    context = _no_warnings()
+    try:
+        got = [float(f(tf.constant(x), tf.constant(i))) for x, i in
+               ((-1.0, 0), (7.0, 1), (2.0, 0), (2.0, 9))]
+    finally:
+        context.__exit__(None, None, None)
+    assert got == [-9.0, 4.0, 3.0, 0.0]
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions"):
+        tf.function(lambda x: tf.case([(x < 0.0, lambda: x)]))(tf.constant(1.0))
+
+
+def test_branch_not_taken_with_an_effect_runs_eagerly():
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def f(x):
+        return tf.cond(x > 0.0, lambda: x, lambda: v.assign_add(1.0) + 0.0)
+
+    with pytest.warns(UserWarning, match="branch not taken"):
+        assert float(f(tf.constant(2.0))) == 2.0
+    assert float(v) == 0.0  # the dry branch's assignment never ran
+    assert float(f(tf.constant(-2.0))) == 1.0
+    assert float(v) == 1.0
+
+
+def test_gradient_through_a_traced_cond_matches_eager():
+    def fn(x):
+        return tf.cond(tf.reduce_sum(x) > 0, lambda: tf.sin(x) * x, lambda: tf.exp(x))
+
+    traced = tf.function(fn)
+    context = _no_warnings()
+    try:
+        for value in ([0.5, 1.0], [-0.5, -1.0]):
+            x = tf.constant(np.array(value))
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                got = traced(x)
+            grad = tape.gradient(got, x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                want = fn(x)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+            np.testing.assert_array_equal(grad.numpy(), tape.gradient(want, x).numpy())
+        gradcheck(traced, np.array([0.3, 0.4]))
+        gradcheck(traced, np.array([-0.3, -0.4]))
+    finally:
+        context.__exit__(None, None, None)
+
+
+def test_branches_with_different_structures_raise_tf_error():
+    @tf.function
+    def f(x):
+        return tf.cond(x > 0.0, lambda: (x, x), lambda: x)
+
+    with pytest.raises(ValueError, match="same number, type, and overall structure"):
+        f(tf.constant(1.0))
 
 
 # -- tf.while_loop as one node of a traced function ---------------------------------------
-def _no_warnings():
-    context = warnings.catch_warnings()
-    context.__enter__()
-    warnings.simplefilter("error")
-    return context
-
-
 def test_traced_while_loop_is_one_node_replayed_for_any_count():
     body_runs = []
 
@@ -210,8 +283,7 @@ def test_gradient_through_a_traced_while_loop_matches_eager():
     x0 = np.random.default_rng(5).normal(size=(2, 3))
     context = _no_warnings()
     try:
-        traced(tf.constant(x0))
-        gradcheck(traced, x0)
+        gradcheck(traced, x0)  # its first call (the trace) runs under gradcheck's tapes
     finally:
         context.__exit__(None, None, None)
     for value in (x0, x0 * 2):

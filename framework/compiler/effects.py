@@ -1,0 +1,105 @@
+"""effects.py lists the calls a trace records whole instead of op by op
+(tracing.py's profile hook finds them by their code): effects, which must run
+at every call of a traced function (Variable assigns, `tf.print`, `tf.random`
+draws, an optimizer's `apply`), and public functions that compute on values
+outside the ops (comparisons, argmax, tf.range, tf.cast), replayed with the
+call's tensors. Anything else may register with `register_effect`.
+"""
+
+import types
+
+from .. import random as _random
+from ..api import array_ops as _array_ops
+from ..api import printing as _printing
+from ..core.tensor import Variable
+from ..math import comparisons as _comparisons
+from ..math import reductions as _reductions
+
+__all__ = [
+    "DIFFERENTIABLE",
+    "PURE",
+    "VALUE_SHAPED",
+    "call_arguments",
+    "effect_function",
+    "is_effect",
+    "register_effect",
+]
+
+EFFECTS = {}  # code object -> the function to call at replay (None: a method, found by self)
+
+
+PURE = set()  # codes of whole calls without side effects (recorded only on traced inputs)
+VALUE_SHAPED = set()  # codes of whole calls whose result's shape depends on values
+DIFFERENTIABLE = set()  # codes of pure whole calls that may run ops a tape needs
+
+
+def register_effect(function, pure=False, value_shaped=False, differentiable=False):
+    """Make calls of `function` replay whole at every call of a traced function
+    (with the call's tensors), instead of recording the ops inside. For calls
+    that read values in Python: assignments, printing, random draws, optimizer
+    updates (effects), and public functions computing outside the ops
+    (`pure`: recorded only when an argument is traced; `value_shaped`: the
+    shape of the result depends on the values, so Python may not read it;
+    `differentiable`: under a recording tape the call runs as it is, so that
+    the tape sees its ops). Returns `function` (usable as a decorator)."""
+    EFFECTS[function.__code__] = function
+    if pure:
+        PURE.add(function.__code__)
+    if value_shaped:
+        VALUE_SHAPED.add(function.__code__)
+    if differentiable:  # (tf.cast between floats is an op)
+        DIFFERENTIABLE.add(function.__code__)
+    return function
+
+
+for _effect in (Variable.assign, Variable.assign_add, Variable.assign_sub, _printing.print_):
+    register_effect(_effect)
+# Random draws: fresh values at every call, as TF's stateful random ops.
+for _fn in [getattr(_random, n) for n in ("normal", "uniform", "truncated_normal", "shuffle",
+                                          "categorical")] + [
+        getattr(_random.Generator, n) for n in ("normal", "uniform", "truncated_normal")
+        if hasattr(_random.Generator, n)]:
+    register_effect(_fn)
+# Public functions that compute outside the ops (on `._value`): replayed whole.
+for _fn in [getattr(_comparisons, n) for n in _comparisons.__all__] + [
+        _reductions.argmax, _reductions.argmin]:
+    register_effect(_fn, pure=True)
+register_effect(_array_ops.range, pure=True, value_shaped=True)
+register_effect(_array_ops.cast, pure=True, differentiable=True)
+# Optimizers live in a higher layer: their one entry point is matched by name.
+_OPTIMIZER_APPLY = ("Optimizer.apply", "optimizer.py")
+
+
+def is_effect(code):
+    """Whether calls of `code` may be recorded whole (then ask effect_function)."""
+    return code in EFFECTS or code.co_qualname == _OPTIMIZER_APPLY[0]
+
+
+def effect_function(code, frame):
+    function = EFFECTS.get(code)
+    if function is not None:
+        if code.co_freevars:  # one code for many closures (tf.less, tf.greater, ...)
+            cells = tuple(types.CellType(frame.f_locals[n]) for n in code.co_freevars)
+            return types.FunctionType(code, frame.f_globals, code.co_name, None, cells)
+        return function
+    if code.co_qualname == _OPTIMIZER_APPLY[0] and code.co_filename.endswith(_OPTIMIZER_APPLY[1]):
+        owner = frame.f_locals.get("self")
+        for cls in type(owner).__mro__:
+            method = cls.__dict__.get("apply")
+            if getattr(method, "__code__", None) is code:
+                return method
+    return None
+
+
+def call_arguments(code, local):
+    names = code.co_varnames
+    count = code.co_argcount
+    args = [local[n] for n in names[:count]]
+    end = count + code.co_kwonlyargcount
+    kwargs = {n: local[n] for n in names[count:end]}
+    if code.co_flags & 0x04:  # CO_VARARGS
+        args.extend(local[names[end]])
+        end += 1
+    if code.co_flags & 0x08:  # CO_VARKEYWORDS
+        kwargs.update(local[names[end]])
+    return args, kwargs
