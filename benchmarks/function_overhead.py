@@ -1,7 +1,9 @@
 """function_overhead.py times tapeflow.function's replay against eager execution
 (issue 18): the per-call cost of W1's step (seed 004: one tape gradient and
 one SGD update of `y = a*x**2 + b*x + c`) called from Python, and seed 004's
-whole 1000-step `for _ in tf.range(1000)` loop in one traced call.
+whole 1000-step `for _ in tf.range(1000)` loop in one traced call (unrolled:
+there is no AutoGraph yet), and the same loop written with tf.while_loop (one
+loop node).
 
     python benchmarks/function_overhead.py [--repeats 7]
 
@@ -33,7 +35,14 @@ def _problem():
             step()
         return a * tf.pow(x, 2) + b * x + c
 
-    return x, step, loop
+    def while_loop():  # what AutoGraph makes of loop(): tf.while_loop, one node when traced
+        def body(i):
+            step()
+            return i + 1
+        tf.while_loop(lambda i: i < 1000, body, [tf.constant(0)])
+        return a * tf.pow(x, 2) + b * x + c
+
+    return x, step, loop, while_loop
 
 
 def _time(fn, calls):
@@ -48,18 +57,24 @@ def main():
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
-    x_eager, step_eager, loop_eager = _problem()
-    x_traced, step, loop = _problem()
+    x_eager, step_eager, loop_eager, _ = _problem()
+    x_traced, step, loop, _ = _problem()
+    x_while, _, _, while_loop = _problem()
     step_traced, loop_traced = tf.function(step), tf.function(loop)
+    while_traced = tf.function(while_loop)
     start = time.perf_counter()
     step_traced()
     trace_step = time.perf_counter() - start
     start = time.perf_counter()
     loop_traced()
     trace_loop = time.perf_counter() - start
+    start = time.perf_counter()
+    while_traced()
+    trace_while = time.perf_counter() - start
 
     rows = {"W1 step, eager (us/call)": [], "W1 step, traced (us/call)": [],
-            "seed 004 loop, eager (ms)": [], "seed 004 loop, traced (ms)": []}
+            "seed 004 loop, eager (ms)": [], "seed 004 loop, traced (ms)": [],
+            "seed 004 as tf.while_loop, traced (ms)": []}
     for _ in range(args.repeats):  # interleaved, so that drifts hit both alike
         rows["W1 step, eager (us/call)"].append(_time(step_eager, 1000) * 1e6)
         rows["W1 step, traced (us/call)"].append(_time(step_traced, 1000) * 1e6)
@@ -67,15 +82,18 @@ def main():
         rows["seed 004 loop, eager (ms)"].append(_time(loop_eager, 1) * 1e3)
         x_traced.assign(0.0)
         rows["seed 004 loop, traced (ms)"].append(_time(loop_traced, 1) * 1e3)
+        x_while.assign(0.0)
+        rows["seed 004 as tf.while_loop, traced (ms)"].append(_time(while_traced, 1) * 1e3)
     print(f"CPU: {platform.processor() or platform.machine()}; python {platform.python_version()}")
-    print(f"first call (trace) of the step: {trace_step * 1e3:.1f} ms; "
-          f"of the loop: {trace_loop * 1e3:.0f} ms")
+    print(f"first call (trace) of the step: {trace_step * 1e3:.1f} ms; of the unrolled loop: "
+          f"{trace_loop * 1e3:.0f} ms; of the tf.while_loop: {trace_while * 1e3:.0f} ms")
     for name, values in rows.items():
         print(f"{name:32s} median {statistics.median(values):9.2f}  "
               f"(min {min(values):.2f}, max {max(values):.2f})")
-    print(f"x after the traced loop: {float(x_traced):.8f} (seed: 0.99999857)")
-    if loop_traced.experimental_get_tracing_count() != 1:
-        raise SystemExit("the loop was traced more than once")
+    print(f"x after the traced loops: {float(x_traced):.8f}, {float(x_while):.8f} "
+          "(seed: 0.99999857)")
+    if loop_traced.experimental_get_tracing_count() + while_traced.experimental_get_tracing_count() != 2:
+        raise SystemExit("a loop was traced more than once")
 
 
 if __name__ == "__main__":

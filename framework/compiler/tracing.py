@@ -141,11 +141,15 @@ class Trace:
         return id(tensor) in self.slot_of or (self.parent is not None
                                               and self.parent.knows(tensor))
 
-    def hide(self, tensors):
-        """Tensors that live only inside a nested graph: using them here is untraceable."""
-        for tensor in tensors:
-            if id(tensor) not in self.slot_of:
-                self.hidden.add(id(tensor))
+    def hide(self, sub):
+        """After the nested trace `sub`: the values it computed from traced ones live
+        only inside its graph, so using them here is untraceable (its constants and
+        Variables are not hidden)."""
+        for tensor in sub.keep:
+            key = id(tensor)
+            if (key in sub.dynamic or key in sub.hidden) and key not in self.slot_of \
+                    and type(tensor) is not Variable:
+                self.hidden.add(key)
                 self.keep.append(tensor)
 
     def add_output(self, tensor):
@@ -410,7 +414,7 @@ class nested:
         if self.trace.problem is not None:
             self.outer.untraceable(self.trace.problem)
         self.outer.shape_dependent |= self.trace.shape_dependent
-        self.outer.hide(self.trace.keep)
+        self.outer.hide(self.trace)
         return False
 
 

@@ -150,3 +150,35 @@ def test_dense_layers_inside_a_traced_step():
         return [float(step(x, y)) for _ in range(5)]
 
     assert run(True) == run(False)
+
+
+def test_seed_004_as_a_while_loop_is_traced_once_and_replayed():
+    """Seed 004's loop written with tf.while_loop (what AutoGraph makes of its
+    `for _ in tf.range(1000)`): the body, with its tape and optimizer step, is
+    traced once into a loop node, and the replay gives the seed's value."""
+    x = tf.Variable(0.0)
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.01)
+    a, b, c = tf.constant(1.0), tf.constant(-2.0), tf.constant(1.0)
+    body_runs = []
+
+    @tf.function
+    def minimize(n):
+        def body(i):
+            body_runs.append(1)
+            with tf.GradientTape() as tape:
+                y = a * tf.pow(x, 2) + b * x + c
+            optimizer.apply_gradients([(tape.gradient(y, x), x)])
+            return i + 1
+
+        tf.while_loop(lambda i: i < n, body, [tf.constant(0)])
+        return a * tf.pow(x, 2) + b * x + c
+
+    for _ in range(2):
+        x.assign(0.0)
+        assert float(minimize(tf.constant(1000))) == 0.0
+        assert float(x) == pytest.approx(0.99999857, abs=1e-7)
+    assert body_runs == [1]
+    x.assign(0.0)
+    minimize(tf.constant(10))  # another count, the same trace
+    assert float(x) == pytest.approx(1 - 0.98 ** 10, rel=1e-5)
+    assert minimize.experimental_get_tracing_count() == 1
