@@ -120,7 +120,7 @@ class Function:
         except TypeError:
             bound = None
         if bound is None:
-            bound = Function(self._python_function.__get__(instance, owner),
+            bound = Function(_weakly_bound(self._python_function, instance, owner),
                              self._input_signature, self._reduce_retracing, self._jit_compile,
                              name=self._name)
             try:
@@ -410,6 +410,23 @@ _COPY = object()
 
 def _value_of(value):
     return value._value if isinstance(value, Tensor) else value
+
+
+def _weakly_bound(function, instance, owner):
+    """`function` bound to `instance` without keeping it alive: the Function cached
+    for the instance (in a WeakKeyDictionary) must not hold its key."""
+    method = function.__get__(instance, owner)
+    try:
+        ref = weakref.ref(instance)
+    except TypeError:
+        return method
+
+    @functools.wraps(function)
+    def weak_method(*args, **kwargs):
+        return function(ref(), *args, **kwargs)
+
+    weak_method.__signature__ = inspect.signature(method)
+    return weak_method
 
 
 def _fast_key(args):

@@ -261,6 +261,14 @@ def test_methods_and_keras_layers():
     assert float(a(tf.constant(4.0))) == 8.0
     assert a.__call__.experimental_get_tracing_count() == 1
 
+    import gc
+    import weakref
+
+    gone = weakref.ref(b)
+    del b
+    gc.collect()
+    assert gone() is None  # the Function cached for the instance does not keep it alive
+
     layer = tf.keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="zeros")
     traced = tf.function(layer)
     np.testing.assert_array_equal(traced(tf.ones([1, 3])).numpy(), [[3.0, 3.0]])
