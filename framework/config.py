@@ -7,8 +7,10 @@ kernels and NumPy's OpenBLAS; `run_functions_eagerly` and
 `experimental.enable_op_determinism` are flags stored in runtime/settings.py.
 `tf.config.experimental.get_process_settings()` lists what tapeflow changed
 in the process for speed (glibc malloc thresholds, OpenBLAS's worker timeout,
-OpenMP's spin) and what the user asked for (BLAS threads), each applied or
-skipped and why; TAPEFLOW_PROCESS_TUNING=0 turns the speed tunings off.
+OpenMP's spin, the kernels' and BLAS's thread counts) and what the user asked
+for, each applied or skipped and why; TAPEFLOW_PROCESS_TUNING=0 turns the
+speed tunings off. `tf.config.experimental.get_kernel_choices()` shows which
+kernels the calibration picked on this machine (runtime/calibration.py).
 """
 
 import collections
@@ -18,6 +20,7 @@ import types
 
 import numpy as np
 
+from .runtime import calibration as _calibration
 from .runtime import openblas as _openblas
 from .runtime import openmp as _openmp  # noqa: F401 -- registers OpenMP's pending settings
 from .runtime.settings import ProcessSetting, get_process_settings, set_user_setting, user_setting
@@ -258,8 +261,8 @@ def get_intra_op_parallelism_threads():
 
 def set_intra_op_parallelism_threads(num_threads):
     """Limit the threads one op uses: tapeflow's parallel Numba kernels use at
-    most `num_threads` (below their default of up to 2, runtime/jit.py
-    `kernel_threads`), and every loaded OpenBLAS (NumPy's matmuls) is set to
+    most `num_threads` (below their default, the cores of the process's CPU
+    affinity, runtime/jit.py `kernel_threads`), and every loaded OpenBLAS (NumPy's matmuls) is set to
     `num_threads` threads through `openblas_set_num_threads` (os.environ is not
     touched; listed by tf.config.experimental.get_process_settings()). 0 gives
     both back their default.
@@ -379,9 +382,23 @@ def _disable_op_determinism():
     set_user_setting("op_determinism", False)
 
 
+def get_kernel_choices():
+    """Which kernels tapeflow runs on this machine, as measured here (a
+    tapeflow extension; TF has no equivalent): {'machine': the CPU model, usable
+    cores and library versions the decisions were measured for, 'decisions':
+    {'gemm': {shape class: 'tapeflow' or 'blas'}, 'threads': 'many' or
+    'one'}, 'details': the timings behind them, 'forced': decisions set with
+    tapeflow.runtime.calibration.force}. Makes every decision not made yet:
+    read from the user cache directory, else measured (well under a second),
+    which loads the kernels. See runtime/calibration.py."""
+    from .kernels import gemm  # noqa: F401 -- registers 'gemm'; its runtime.jit 'threads'
+    return _calibration.decide_all()
+
+
 # tf.config.experimental: add further functions to the namespace below.
 experimental = types.SimpleNamespace(
     get_process_settings=get_process_settings,
+    get_kernel_choices=get_kernel_choices,
     ProcessSetting=ProcessSetting,
     list_physical_devices=list_physical_devices,
     list_logical_devices=list_logical_devices,

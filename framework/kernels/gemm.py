@@ -11,6 +11,8 @@ Measured on Zen 5 with 2 threads and the pool spinning briefly
 (7744, 64) 1.22 -> 0.70 ms; (2048, 2048) @ (2048, 2048) 68 -> 38 ms. BLAS
 stays faster below ~2**21 multiply-adds, below 32 rows, and on every
 product while a sleeping thread pool must be woken first (W2 at 0.9x NumPy).
+Other CPUs differ (an AVX-512 OpenBLAS beats it), so `wins` routes by what
+was measured on the running machine (runtime/calibration.py).
 
 The work is split in tiles of ROWS rows by 2 * LANES columns. A tile's
 accumulators stay in 2 * ROWS vector registers for the whole k loop: each
@@ -28,16 +30,17 @@ over from whole panels go to NumPy's matmul.
 
 # runtime.jit first: it imports numba, registers the kernels' cache locator and
 # loads the OpenMP layer with tapeflow's spin setting before anything compiles.
-from ..runtime.jit import ONE_THREAD_ONLY, POOL_WAKES_FAST, prange, serial_and_parallel  # noqa: I001
+from ..runtime.jit import prange, serial_and_parallel  # noqa: I001
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from ..runtime import calibration  # noqa: E402
 from llvmlite import binding as _llvm  # noqa: E402
 from llvmlite import ir  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["LANES", "ROWS", "matmul", "wins"]
+__all__ = ["LANES", "ROWS", "SHAPE_CLASSES", "matmul", "shape_class", "wins"]
 
 
 def _target_features():
@@ -172,17 +175,62 @@ _tiles_pair = serial_and_parallel(
     _tiles, "float32[:, ::1](float32[:, :], float32[:, :], float32[:, :, ::1], float32[:, ::1], "
     "float32[:, ::1], float32[:, ::1], int64, int64)", nogil=True)
 _PARALLEL_WORK = 1 << 20  # multiply-adds above which two threads pay
-_MIN_WORK = 1 << 21  # multiply-adds below which BLAS is as fast (entering a kernel costs)
+
+# Which GEMM runs is measured on the machine (runtime/calibration.py), per
+# class of shape: rows (few: under a tile pays; short; tall) by multiply-adds
+# (small < 2**21 <= medium < 2**24 <= large), each timed on one product of
+# its class. On Zen 5 this kernel won from 2**21 multiply-adds and 32 rows;
+# on a Xeon whose OpenBLAS has AVX-512 kernels BLAS won (128, 512) @ (512,
+# 784) 3x: constants from one CPU do not carry over.
+SHAPE_CLASSES = {  # class -> the (m, k, n) it is measured on
+    "few-small": (16, 128, 256), "few-medium": (16, 1024, 512), "few-large": (16, 4096, 512),
+    "short-small": (64, 128, 128), "short-medium": (128, 256, 256),
+    "short-large": (128, 784, 512), "tall-small": (512, 64, 32),
+    "tall-medium": (1024, 128, 64), "tall-large": (4096, 288, 64)}
+
+
+def shape_class(m, k, n):
+    """The SHAPE_CLASSES key of an (m, k) @ (k, n) product."""
+    rows = "few" if m < 32 else "short" if m < 512 else "tall"
+    work = m * k * n
+    return f"{rows}-{'small' if work < 1 << 21 else 'medium' if work < 1 << 24 else 'large'}"
+
+
+def routes(timings, margin=calibration.MARGIN):
+    """{class: 'tapeflow' or 'blas'} from {class: {'tapeflow': [s, ...], 'blas':
+    [s, ...]}}: this kernel only where it beats BLAS by `margin`."""
+    return {cls: calibration.faster(t, default="blas", margin=margin) for cls, t in timings.items()}
+
+
+def _measure(repeats=5):
+    """('routes' decision, median seconds per class and candidate): each class's
+    product through this kernel and through NumPy's BLAS, taking turns."""
+    rng = np.random.default_rng(0)
+    timings = {}
+    for cls, (m, k, n) in SHAPE_CLASSES.items():
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        timings[cls] = calibration.time_calls(
+            {"tapeflow": lambda: matmul(a, b), "blas": lambda: a @ b}, repeats)
+    medians = {cls: {c: float(np.median(v)) for c, v in t.items()} for cls, t in timings.items()}
+    return routes(timings), medians
+
+
+calibration.register("gemm", _measure)
 
 
 def wins(m, k, n, dtype):
-    """Whether `matmul` beats NumPy's BLAS for an (m, k) @ (k, n) product:
-    float32 with 512-bit vectors, at least 32 rows, a panel of columns and
-    2**21 multiply-adds; below ~1024 rows only while the thread pool wakes
-    fast (a sleeping worker's wake-up costs more than these products gain)."""
-    if dtype != np.float32 or LANES != 16 or m < 32 or n < _PANEL or m * k * n < _MIN_WORK:
+    """Whether `matmul` runs an (m, k) @ (k, n) product instead of NumPy's BLAS:
+    float32 with a panel's worth of columns, in a shape class where this kernel
+    measured faster on this machine (the 'gemm' decision: measured on first use,
+    cached; forced to 'tapeflow' or 'blas' everywhere, or per class, with
+    runtime.calibration.force)."""
+    if dtype != np.float32 or n < _PANEL or m == 0 or k == 0:
         return False
-    return POOL_WAKES_FAST or (m >= 1024 and not ONE_THREAD_ONLY)
+    decided = calibration.choice("gemm")
+    if isinstance(decided, str):
+        return decided == "tapeflow"
+    return decided.get(shape_class(m, k, n)) == "tapeflow"
 
 
 def matmul(a, b):

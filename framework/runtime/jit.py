@@ -2,18 +2,19 @@
 where they belong (beside the source in a writable source tree, else a user
 cache directory) through a Numba cache locator of their own, loads Numba's
 threading layer with OpenMP's spin settings scoped to that load (openmp.py),
-picks the thread count for this machine and the user's
-tf.config.threading setting (`kernel_threads`), and declares the fastmath flags
+picks the thread count from the CPU affinity, the user's tf.config.threading
+setting and the calibration (`kernel_threads`, which also says how Numba's,
+BLAS's and a co-loaded OpenMP pool share the cores), and declares the fastmath flags
 once. It leaves os.environ, Numba's config and the user's own Numba functions
 as they were."""
 
 import os
+import statistics
 import tempfile
 import threading
 import types
 
-from . import openmp
-from .openblas import workers_spin_long
+from . import calibration, openblas, openmp
 from .settings import user_setting
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tapeflow/
@@ -47,39 +48,10 @@ def _choose_cache_dir(package_dir=_PACKAGE_DIR, environ=os.environ):
         return None
     if not _installed_copy(package_dir) and _writable(os.path.join(package_dir, "__pycache__")):
         return None  # numba's default: beside the source, which is writable here
-    user_cache = os.path.join(environ.get("XDG_CACHE_HOME")
-                              or os.path.join(os.path.expanduser("~"), ".cache"),
-                              "tapeflow", "numba")
-    if not _writable(user_cache):
-        user_cache = os.path.join(tempfile.gettempdir(), "tapeflow-numba-cache")
-    return user_cache
-
-
-def _spinning_openmp_loaded():
-    """Whether an OpenMP runtime is already loaded (PyTorch brings its own
-    libgomp) without a passive wait policy. Its idle workers then spin, and
-    Numba's parallel regions run on it. Linux only."""
-    if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":
-        return False
-    return bool(openmp.loaded_runtimes())
-
-
-def _kernels_must_share_one_thread():
-    """A spinning OpenMP runtime and BLAS workers that spin long between calls
-    together halve a step: measured on W3 with torch imported first and
-    TAPEFLOW_BLAS_TUNING=0, 33-40 steps/s with two-thread kernels against
-    98-103 with one. Either alone is harmless: with the BLAS spin shortened
-    (openblas.py), two threads are faster beside torch (122-124 against
-    110-112 steps/s)."""
-    return _spinning_openmp_loaded() and workers_spin_long()
+    return calibration.user_cache_dir("numba", environ)
 
 
 _CACHE_DIR = _choose_cache_dir()
-# Kernels stay on one thread when another OpenMP runtime was there first
-# (its wait policy was fixed when it loaded, so openmp.py's setting comes too
-# late) and BLAS workers still spin between calls. Decided before Numba loads
-# its own OpenMP runtime below.
-ONE_THREAD_ONLY = _kernels_must_share_one_thread()
 
 import numba  # noqa: E402
 from numba import njit, prange  # noqa: E402,F401 -- kernels import both from here
@@ -137,41 +109,70 @@ def _launch_threading_layer():
 # Numba loads its threading layer (libgomp) here, before any kernel runs, with
 # openmp.py's spin settings in the environment for the load only.
 _OPENMP_ENVIRONMENT = openmp.load_runtime(_launch_threading_layer)
-# Whether parallel kernels start without a wake-up's delay (kernels/gemm.py
-# beats BLAS on small products only then).
-POOL_WAKES_FAST = not ONE_THREAD_ONLY and openmp.pool_wakes_fast(_OPENMP_ENVIRONMENT)
-
 # Interval arithmetic stays IEEE (no `nnan`/`ninf`): kernels must propagate NaN
 # so that bad input is visible, while reassociation lets loops vectorise.
 FASTMATH = {"contract", "arcp", "reassoc", "nsz"}
 
 
 
-def _usable_cpus():
-    """The CPUs this process may run on: its affinity mask where the OS has one
-    (a container or `taskset` limits it below os.cpu_count()), else the count."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-# Two threads at most by default: BLAS and Numba's pool must not oversubscribe
-# the cores. The cap of 2 stays until a later issue measures what the default
-# should be on larger machines; do not change it here.
-_DEFAULT_CAP = 2
-_DEFAULT_THREADS = 1 if ONE_THREAD_ONLY else max(1, min(numba.config.NUMBA_NUM_THREADS,
-                                                        _usable_cpus(), _DEFAULT_CAP))
+# Every core of the process's CPU affinity (`taskset`, a container's cpuset),
+# at most NUMBA_NUM_THREADS (the size of Numba's pool, fixed when it started).
+_DEFAULT_THREADS = max(1, min(numba.config.NUMBA_NUM_THREADS, calibration.usable_cpus()))
+# NumPy's BLAS pool spans the same cores (unless the user sized it).
+openblas.size_pool(_DEFAULT_THREADS)
 
 
 def kernel_threads():
     """The threads a parallel kernel runs on, the one place that decides it:
     the default (above), lowered to tf.config.threading's intra-op setting when
-    the user made one (0, TF's "system picks", keeps the default). Read at
-    every call, so a setting made after the first kernel ran counts too."""
-    limit = user_setting("intra_op_parallelism_threads")
-    return min(_DEFAULT_THREADS, limit) if limit else _DEFAULT_THREADS
+    the user made one (0, TF's "system picks", keeps the default), and one when
+    the calibration measured that many threads lose on this machine in this
+    process (`threads` decision). Read at every call, so a setting made after
+    the first kernel ran counts too.
 
+    How the pools share the cores: a tapeflow op runs either a Numba kernel or
+    a BLAS call, synchronously, so in one Python thread the two pools are
+    never busy at the same time, and both are sized to the same cores. What
+    can collide is an idle pool still spinning while the other works: BLAS
+    workers sleep after ~0.3 ms (openblas.py), Numba's after a short spin
+    (openmp.py). An OpenMP runtime loaded before Numba's (PyTorch's libgomp)
+    keeps its own spin, which tapeflow cannot change; instead of dropping to
+    one thread then, the calibration measures one thread against many, each
+    kernel call following a BLAS call as in a step, in that very process (its
+    cache key names the runtime loaded first), and keeps many where they win."""
+    limit = user_setting("intra_op_parallelism_threads")
+    threads = min(_DEFAULT_THREADS, limit) if limit else _DEFAULT_THREADS
+    if threads > 1 and calibration.choice("threads") == "one":
+        return 1
+    return threads
+
+
+# One thread is chosen only when many lose by a wide margin: a shared machine's
+# passing load must not leave a user's kernels on one core for good, while a
+# pool that fights another's spinning workers loses 2-3x (W3 beside a spinning
+# libgomp and OpenBLAS: 33-40 steps/s on two threads, 98-103 on one).
+_ONE_THREAD_MARGIN = 0.25
+
+
+def _measure_threads():
+    """('many' or 'one', the timings): the probe kernel on one thread against
+    all of them, at the sizes of a step's elementwise kernels, each call after
+    a threaded BLAS product (so that spinning BLAS or OpenMP workers count)."""
+    import numpy as np
+    if _DEFAULT_THREADS < 2:
+        return "one", {"threads": _DEFAULT_THREADS}
+    kernel = _probe_pair[0].kernel
+    a = np.ones((256, 256), np.float32)
+    details, wins = {"threads": _DEFAULT_THREADS}, []
+    for size in (1 << 14, 1 << 17):  # ~0.05 and ~0.4 ms on one Xeon core
+        x, out = np.ones(size, np.float32), np.empty(size, np.float32)
+        timings = calibration.time_calls(
+            {"one": lambda: _run_on(1, kernel, (x, out)),
+             "many": lambda: _run_on(_DEFAULT_THREADS, kernel, (x, out))},
+            repeats=15, before=lambda: a @ a)
+        details[str(size)] = {k: statistics.median(v) for k, v in timings.items()}
+        wins.append(calibration.faster(timings, default="many", margin=_ONE_THREAD_MARGIN))
+    return wins[-1], details
 
 
 _thread_count = threading.local()  # the count last given to numba, per Python thread
@@ -231,3 +232,19 @@ def serial_and_parallel(fn, signature=None, **options):
     all_threads.__name__ = fn.__name__ + "_parallel"
     one_thread.kernel = all_threads.kernel = kernel
     return one_thread, all_threads
+
+
+def _probe(x, out):
+    """16 multiply-adds per element: the calibration's stand-in for a kernel
+    that computes more than it reads (a convolution, a GEMM)."""
+    for i in prange(x.shape[0]):
+        v = x[i]
+        for _ in range(16):
+            v = v * v * 0.25 + 0.5  # not foldable: it must be computed
+        out[i] = v
+    return out
+
+
+_probe_pair = serial_and_parallel(_probe, "float32[::1](float32[::1], float32[::1])",
+                                  fastmath=FASTMATH)
+calibration.register("threads", _measure_threads)

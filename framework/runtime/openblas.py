@@ -19,9 +19,12 @@ TAPEFLOW_BLAS_TUNING=0, and for OpenBLAS builds without those entry points
 (OpenMP builds) or other BLAS libraries. What it did is listed by
 tf.config.experimental.get_process_settings().
 
-`set_num_threads` limits the BLAS worker threads when the user asks for it
-(tf.config.threading.set_intra_op_parallelism_threads) through OpenBLAS's
-`openblas_set_num_threads`, never through OPENBLAS_NUM_THREADS in os.environ.
+`size_pool` gives the BLAS pool the kernels' thread count (the CPU affinity's
+cores, jit.py) when the kernels load, unless the user set OPENBLAS_NUM_THREADS
+(or GOTO_/OMP_NUM_THREADS); `set_num_threads` applies the user's
+tf.config.threading.set_intra_op_parallelism_threads. Both go through
+OpenBLAS's `openblas_set_num_threads`, never through os.environ, and do
+nothing (recorded as skipped) when NumPy's BLAS is not OpenBLAS.
 
 Why ctypes and not threadpoolctl: threadpoolctl finds and limits BLAS/OpenMP
 thread pools but cannot set OpenBLAS's worker timeout (nor libgomp's spin
@@ -36,7 +39,8 @@ import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
 
 from .settings import ProcessSetting, record, scoped_environ, skip_reason
 
-__all__ = ["tune_openblas", "workers_spin_long", "set_num_threads", "THREAD_TIMEOUT"]
+__all__ = ["tune_openblas", "workers_spin_long", "set_num_threads", "size_pool",
+           "THREAD_TIMEOUT"]
 
 THREAD_TIMEOUT = 20  # log2 of the clock ticks a worker spins before sleeping
 _DEFAULT_TIMEOUT = 28  # OpenBLAS's own, used when its reported timeout is 0 (unset)
@@ -109,7 +113,8 @@ def workers_spin_long():
     return any((timeout() or _DEFAULT_TIMEOUT) >= _LONG_SPIN for _, _, timeout in libraries)
 
 
-_original_threads = {}  # path -> openblas_get_num_threads() before the user's first setting
+_original_threads = {}  # path -> openblas_get_num_threads() before tapeflow's first setting
+_sized = 0  # the count size_pool gave every OpenBLAS (0: none)
 
 
 def _thread_entry_points(path):
@@ -118,28 +123,60 @@ def _thread_entry_points(path):
         lib = ctypes.CDLL(path)
     except OSError:
         return None
-    # NumPy's wheels bundle scipy-openblas, whose exported names carry a prefix
-    # and a 64-bit-integer suffix.
-    for prefix, suffix in (("", ""), ("scipy_", "64_"), ("scipy_", "_64"), ("", "64_")):
-        try:
-            setter = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}")
-            getter = getattr(lib, f"{prefix}openblas_get_num_threads{suffix}")
-            break
-        except AttributeError:
-            continue
-    else:
+    setter, getter = _symbol(lib, "openblas_set_num_threads"), _symbol(lib, "openblas_get_num_threads")
+    if setter is None or getter is None:
         return None
     setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
     return setter, getter
 
 
+def _symbol(lib, name):
+    """lib's `name`, or its scipy-openblas spelling: NumPy's wheels bundle
+    scipy-openblas, whose exported names carry a prefix and a 64-bit-integer
+    suffix. None when the library has neither."""
+    for prefix, suffix in (("", ""), ("scipy_", "64_"), ("scipy_", "_64"), ("", "64_")):
+        found = getattr(lib, f"{prefix}{name}{suffix}", None)
+        if found is not None:
+            return found
+    return None
+
+
+_USER_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def size_pool(num_threads, environ=os.environ):
+    """Give every loaded OpenBLAS `num_threads` workers, the count the kernels
+    run on (jit.py: the CPU affinity), so that both pools span the same cores.
+    Recorded only when it changes a count (OpenBLAS usually counts the same
+    cores itself) or is skipped: when the user set OpenBLAS's thread count in
+    the environment, or TAPEFLOW_PROCESS_TUNING=0 / TAPEFLOW_BLAS_TUNING=0."""
+    global _sized
+    name = "openblas.num_threads"
+    user = [v for v in _USER_VARIABLES if environ.get(v)]
+    if user:
+        return record(ProcessSetting(name, num_threads, environ[user[0]], False,
+                                     f"your own {user[0]}={environ[user[0]]} wins"))
+    why_not = skip_reason(environ, "TAPEFLOW_BLAS_TUNING")
+    if why_not:
+        return record(ProcessSetting(name, num_threads, None, False, why_not))
+    _sized = num_threads
+    counts = [e[1]() for e in map(_thread_entry_points, loaded_openblas_paths()) if e]
+    if all(count == num_threads for count in counts):
+        return []
+    return _apply(num_threads, "sized to the kernels' threads (the CPU affinity)")
+
+
 def set_num_threads(num_threads):
     """Have every loaded OpenBLAS use at most `num_threads` threads; 0 gives
-    each back the count it had before the first call (OpenBLAS's own choice).
+    each back the count size_pool gave it, else the count it had before the
+    first call (OpenBLAS's own choice).
     Recorded for get_process_settings as a user-requested setting; returns the
     records (one per library, or one saying why none was set)."""
+    return _apply(num_threads, "user request: tf.config.threading.set_intra_op_parallelism_threads")
+
+
+def _apply(num_threads, why):
     name = "openblas.num_threads"
-    why = "user request: tf.config.threading.set_intra_op_parallelism_threads"
     paths = loaded_openblas_paths()
     libraries = [(p, e) for p, e in zip(paths, map(_thread_entry_points, paths)) if e is not None]
     if not libraries:
@@ -150,12 +187,12 @@ def set_num_threads(num_threads):
     for path, (setter, getter) in libraries:
         before = getter()
         original = _original_threads.setdefault(path, before)
-        wanted = num_threads if num_threads else original
+        wanted = num_threads or _sized or original
         setter(wanted)
         label = name if len(libraries) == 1 else f"{name}[{os.path.basename(path)}]"
         applied = getter() == wanted
         reason = why if applied else f"{why}; OpenBLAS kept {getter()}"
         if not num_threads:
-            reason += " (0: OpenBLAS's own count restored)"
+            reason += " (0: the default count restored)"
         settings.append(ProcessSetting(label, wanted, before, applied, reason))
     return record(*settings)

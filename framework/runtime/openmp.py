@@ -25,8 +25,8 @@ import sys
 
 from .settings import ProcessSetting, add_pending, record, scoped_environ, skip_reason
 
-__all__ = ["WAIT_POLICY", "SPIN_COUNT", "loaded_runtimes", "plan", "load_runtime",
-           "pool_wakes_fast"]
+__all__ = ["WAIT_POLICY", "SPIN_COUNT", "loaded_runtimes", "loaded_before_numba", "plan",
+           "load_runtime"]
 
 WAIT_POLICY = "PASSIVE"
 SPIN_COUNT = "10000"
@@ -44,6 +44,16 @@ def loaded_runtimes():
     except OSError:
         return []
     return sorted(p for p in paths if p.startswith("/"))
+
+
+_before_numba = None  # the OpenMP runtimes loaded before Numba's layer, once it loaded
+
+
+def loaded_before_numba():
+    """The file names of the OpenMP runtimes that were loaded before Numba's
+    threading layer ('none'); before the layer loads, of those loaded now."""
+    paths = _before_numba if _before_numba is not None else loaded_runtimes()
+    return ", ".join(os.path.basename(p) for p in paths) or "none"
 
 
 def plan(environ=os.environ):
@@ -88,8 +98,10 @@ def load_runtime(launch, environ=os.environ):
     the layer's name, with the planned variables set for the call only.
     Returns the variables the OpenMP runtime went by (the user's, else
     tapeflow's where it loaded them, else none: {name: value or None})."""
+    global _before_numba
     values, why_not = plan(environ)
-    already = [p for p in loaded_runtimes() if "libgomp" in p]
+    _before_numba = loaded_runtimes()
+    already = [p for p in _before_numba if "libgomp" in p]
     if already:
         values = {}
         reason = f"an OpenMP runtime was loaded before ({os.path.basename(already[0])}) and " \
@@ -104,12 +116,3 @@ def load_runtime(launch, environ=os.environ):
     record(*_settings(values, why_not, bool(loaded_here), reason, environ))
     return {name: environ.get(name, values.get(name) if loaded_here else None)
             for name in _NAMES}
-
-
-def pool_wakes_fast(effective):
-    """Whether an idle worker is still spinning when the next kernel starts,
-    given the variables the runtime went by (load_runtime's result)."""
-    spin_count = (effective.get("GOMP_SPINCOUNT") or "").strip().lower()
-    if spin_count:
-        return spin_count in ("infinite", "infinity") or spin_count.rstrip("kmgt") not in ("", "0")
-    return (effective.get("OMP_WAIT_POLICY") or "").upper() != "PASSIVE"

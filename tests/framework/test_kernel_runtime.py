@@ -1,10 +1,11 @@
-"""The kernel runtime in a process: the kernels take one thread when an OpenMP
-runtime that spins was loaded before them (PyTorch's libgomp, say) and BLAS
-workers also spin long between calls, up to two otherwise; idle workers spin
-briefly (libgomp reads the setting while Numba loads it; os.environ keeps
-nothing); exit is left to Python: nothing freezes the collector, garbage is
-finalized (checked in fresh subprocesses); and where compiled kernels are
-cached."""
+"""The kernel runtime in a process: the kernels and NumPy's OpenBLAS take the
+cores of the CPU affinity mask, or tf.config.threading's intra-op setting; an
+OpenMP runtime loaded before them (PyTorch's libgomp, say) no longer costs the
+kernels their threads (the calibration decides, in that process); idle
+workers spin briefly (libgomp reads the setting while Numba loads it;
+os.environ keeps nothing); exit is left to Python: nothing freezes the
+collector, garbage is finalized (checked in fresh subprocesses); and where
+compiled kernels are cached."""
 
 import ctypes.util
 import os
@@ -16,18 +17,42 @@ import pytest
 from tapeflow.runtime import openblas as _openblas
 from tapeflow.runtime import jit as _numba
 
+# Run with the affinity mask argv[2] ("-": as inherited), `library` argv[1]
+# loaded first ("-": none) and the 'threads' decision forced to argv[3]
+# ("-": measured); prints the threads a kernel ran on, the threads of every
+# OpenBLAS, the decision, and the OpenMP runtime the calibration names, then
+# the same two counts after set_intra_op_parallelism_threads(1) and (0).
 _PROBE = """
-import ctypes, sys
+import ctypes, json, os, sys
+if sys.argv[2] != "-":
+    os.sched_setaffinity(0, json.loads(sys.argv[2]))
 if sys.argv[1] != "-":
     ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # as `import torch` does
 import numpy as np
+import tapeflow as tf
+from tapeflow.runtime import calibration, openblas
 from tapeflow.runtime import jit as _numba
 from tapeflow.kernels import elementwise
+if sys.argv[3] != "-":
+    calibration.force("threads", sys.argv[3])
 observed = []
 real = _numba._run_on
 _numba._run_on = lambda threads, kernel, args: observed.append(threads) or real(threads, kernel, args)
-elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
-print(_numba.ONE_THREAD_ONLY, observed[0])
+
+
+def counts():
+    elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
+    blas = [e[1]() for e in map(openblas._thread_entry_points, openblas.loaded_openblas_paths()) if e]
+    return [observed[-1], blas]
+
+
+first = counts()
+tf.config.threading.set_intra_op_parallelism_threads(1)
+one = counts()
+tf.config.threading.set_intra_op_parallelism_threads(0)
+print(json.dumps({"default": first, "one": one, "back": counts(),
+                  "decision": calibration.choice("threads"),
+                  "openmp_before": calibration.identity()["openmp_before"]}))
 """
 
 # What libgomp went by (the OMP_WAIT_POLICY and GOMP_SPINCOUNT tapeflow or the
@@ -39,7 +64,7 @@ before = dict(os.environ)
 from tapeflow.runtime import jit as _numba
 assert dict(os.environ) == before
 env = _numba._OPENMP_ENVIRONMENT
-print(env["OMP_WAIT_POLICY"], env["GOMP_SPINCOUNT"], _numba.POOL_WAKES_FAST)
+print(env["OMP_WAIT_POLICY"], env["GOMP_SPINCOUNT"])
 """
 
 
@@ -48,7 +73,8 @@ def _run(code, *args, **env):
     caller's thread settings unless given in `env`."""
     run_env = {k: v for k, v in os.environ.items()
                if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_THREAD_TIMEOUT",
-                            "TAPEFLOW_BLAS_TUNING", "TAPEFLOW_PROCESS_TUNING")}
+                            "TAPEFLOW_BLAS_TUNING", "TAPEFLOW_PROCESS_TUNING", "NUMBA_NUM_THREADS",
+                            "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "GOTO_NUM_THREADS")}
     run_env.update(env)
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True, env=run_env, timeout=300)
@@ -56,46 +82,76 @@ def _run(code, *args, **env):
     return done.stdout.split()
 
 
-def _probe(library, **env):
-    """(whether kernels keep one thread, the threads a kernel ran on) with
-    `library` loaded first ('-': none)."""
-    return _run(_PROBE, library, **env)
+def _probe(library="-", cpus="-", threads="many", **env):
+    """What _PROBE prints, in a fresh interpreter with its own cache directory."""
+    import json
+    out = _run(_PROBE, library, json.dumps(sorted(cpus)) if cpus != "-" else "-", threads, **env)
+    return json.loads(" ".join(out))
 
 
 def _pool_probe(**env):
     return _run(_POOL_PROBE, **env)
 
 
+_CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_setaffinity") else []
+needs_affinity = pytest.mark.skipif(not _CPUS, reason="no os.sched_setaffinity here")
+
+
+def _blas(count):
+    """What every loaded OpenBLAS reports given `count` threads ([] for none)."""
+    paths = _openblas.loaded_openblas_paths()
+    return [count] * len([p for p in paths if _openblas._thread_entry_points(p)])
+
+
+@needs_affinity
+@pytest.mark.parametrize("mask", [_CPUS[:1], _CPUS[:2]], ids=["one-cpu", "two-cpus"])
+def test_kernels_and_blas_take_the_cores_of_the_affinity_mask(mask, tmp_path):
+    result = _probe(cpus=mask, XDG_CACHE_HOME=str(tmp_path))
+    n = len(mask)
+    assert result["default"] == [n, _blas(n)]
+    assert result["one"] == [1, _blas(1)]  # set_intra_op_parallelism_threads(1): both pools
+    assert result["back"] == [n, _blas(n)]  # 0: the affinity's count again
+
+
+@needs_affinity
+def test_user_blas_threads_in_the_environment_win(tmp_path):
+    result = _probe(cpus=_CPUS[:1], OPENBLAS_NUM_THREADS="1", XDG_CACHE_HOME=str(tmp_path))
+    assert result["default"] == [1, _blas(1)]
+
+
+@needs_affinity
+def test_the_measured_threads_decision_governs_the_kernels(tmp_path):
+    if len(_CPUS) < 2:
+        pytest.skip("one CPU: nothing to decide")
+    forced_one = _probe(cpus=_CPUS[:2], threads="one", XDG_CACHE_HOME=str(tmp_path))
+    assert forced_one["default"][0] == 1 and forced_one["default"][1] == _blas(2)
+    measured = _probe(cpus=_CPUS[:2], threads="-", XDG_CACHE_HOME=str(tmp_path))
+    assert measured["decision"] in ("one", "many")
+    assert measured["default"][0] == (1 if measured["decision"] == "one" else 2)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
-def test_kernels_take_one_thread_beside_a_spinning_openmp_runtime_and_spinning_blas():
+def test_an_openmp_runtime_loaded_first_does_not_cost_the_kernels_their_threads(tmp_path):
     gomp = ctypes.util.find_library("gomp")
-    if gomp is None:
-        pytest.skip("no libgomp on this machine")
-    assert _probe(gomp, TAPEFLOW_BLAS_TUNING="0") == ["True", "1"]
-    assert _probe(gomp, OPENBLAS_THREAD_TIMEOUT="28") == ["True", "1"]
-    # import tapeflow shortened the BLAS spin: two threads beside the runtime.
-    blas_paths = _openblas.loaded_openblas_paths()
-    if blas_paths and all(_openblas._entry_points(p) for p in blas_paths):
-        spinning, threads = _probe(gomp)
-        assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
-    # A runtime loaded with a passive wait policy sleeps when idle: two threads.
-    spinning, threads = _probe(gomp, OMP_WAIT_POLICY="PASSIVE")
-    assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
+    if gomp is None or len(_CPUS) < 2:
+        pytest.skip("no libgomp on this machine, or one CPU")
+    # Before: one thread whenever BLAS workers also spun long. Now the pools
+    # keep the affinity's cores, and the calibration measures in such a
+    # process for itself (its cache key names the runtime).
+    for env in ({"TAPEFLOW_BLAS_TUNING": "0"}, {}):
+        result = _probe(gomp, cpus=_CPUS[:2], XDG_CACHE_HOME=str(tmp_path), **env)
+        assert result["default"] == [2, _blas(2)]
+        assert "libgomp" in result["openmp_before"]
+    assert _probe(cpus=_CPUS[:2], XDG_CACHE_HOME=str(tmp_path))["openmp_before"] == "none"
 
 
 def test_idle_workers_spin_briefly_unless_the_user_said_otherwise():
-    assert _pool_probe() == ["PASSIVE", "10000", "True"]
-    assert _pool_probe(GOMP_SPINCOUNT="0") == ["PASSIVE", "0", "False"]
-    assert _pool_probe(GOMP_SPINCOUNT="2k") == ["PASSIVE", "2k", "True"]
-    assert _pool_probe(OMP_WAIT_POLICY="passive") == ["passive", "None", "False"]
-    assert _pool_probe(OMP_WAIT_POLICY="ACTIVE") == ["ACTIVE", "None", "True"]
-    # Switched off: libgomp's own default (a spin of 300,000) wakes fast too.
-    assert _pool_probe(TAPEFLOW_PROCESS_TUNING="0") == ["None", "None", "True"]
-
-
-def test_kernels_take_two_threads_on_their_own():
-    spinning, threads = _probe("-")
-    assert spinning == "False" and (threads == "2" or os.cpu_count() < 2)
+    assert _pool_probe() == ["PASSIVE", "10000"]
+    assert _pool_probe(GOMP_SPINCOUNT="0") == ["PASSIVE", "0"]
+    assert _pool_probe(GOMP_SPINCOUNT="2k") == ["PASSIVE", "2k"]
+    assert _pool_probe(OMP_WAIT_POLICY="passive") == ["passive", "None"]
+    assert _pool_probe(OMP_WAIT_POLICY="ACTIVE") == ["ACTIVE", "None"]
+    assert _pool_probe(TAPEFLOW_PROCESS_TUNING="0") == ["None", "None"]
 
 
 _EXIT_PROBE = """

@@ -73,3 +73,34 @@ def test_workers_spin_long_unless_the_timeout_is_short():
     assert _report(OPENBLAS_THREAD_TIMEOUT="24")[0] is True
     assert _report(OPENBLAS_THREAD_TIMEOUT="16")[0] is False
     assert _report(TAPEFLOW_BLAS_TUNING="0")[0] is True  # OpenBLAS's default, 2**28
+
+
+@pytest.mark.parametrize("environ, reason", [
+    ({"OPENBLAS_NUM_THREADS": "3"}, "your own OPENBLAS_NUM_THREADS=3 wins"),
+    ({"OMP_NUM_THREADS": "1"}, "your own OMP_NUM_THREADS=1 wins"),
+    ({"TAPEFLOW_PROCESS_TUNING": "0"}, "switched off: TAPEFLOW_PROCESS_TUNING=0"),
+    ({"TAPEFLOW_BLAS_TUNING": "off"}, "switched off: TAPEFLOW_BLAS_TUNING=off"),
+])
+def test_size_pool_leaves_the_users_count_alone(environ, reason):
+    [setting] = _openblas.size_pool(7, environ=environ)
+    assert (setting.name, setting.value, setting.applied, setting.reason) == (
+        "openblas.num_threads", 7, False, reason)
+
+
+@needs_openblas
+def test_size_pool_sets_every_openblas_and_zero_restores_it():
+    entries = [e for e in map(_openblas._thread_entry_points, _openblas.loaded_openblas_paths()) if e]
+    before = [get() for _, get in entries]
+    sized = _openblas._sized
+    try:
+        _openblas.size_pool(1, environ={})
+        assert [get() for _, get in entries] == [1] * len(entries)
+        _openblas.set_num_threads(3)  # the user's intra-op setting
+        assert [get() for _, get in entries] == [3] * len(entries)
+        _openblas.set_num_threads(0)  # back to the pool's size
+        assert [get() for _, get in entries] == [1] * len(entries)
+    finally:
+        _openblas._sized = sized
+        _openblas.set_num_threads(0)
+        for (set_, _), count in zip(entries, before):
+            set_(count)

@@ -1,0 +1,282 @@
+"""calibration.py: which kernel runs is measured on the running machine, not
+taken from constants measured on one CPU.
+
+A decision (which GEMM for which shape class, one thread or many for the
+parallel kernels) is made the first time it is needed: its measurement, a
+function registered by the module that owns the kernels (`register`), times
+the candidates for a few milliseconds, and a decision function turns the
+timings into choices (`faster`: the challenger must beat the default by
+MARGIN, so noise keeps the default, and a BLAS that is faster everywhere is
+used everywhere). Decisions are cached in the user cache directory
+(`user_cache_dir`, the one jit.py gives Numba's cache: $XDG_CACHE_HOME or
+~/.cache, then tapeflow/) under a key naming the CPU model, the usable cores,
+the versions of numpy, numba and the BLAS, and the OpenMP runtime loaded
+before tapeflow's (a process with PyTorch imported first measures for
+itself); a changed key measures anew, a corrupt file is ignored and
+rewritten, atomically (atomic_files.py). A measurement taken while other
+processes keep the cores busy (`machine_busy`) is used by its process but not
+cached: a passing load must not decide for good. Nothing runs at `import tapeflow`:
+this module imports neither numba nor a kernel.
+
+`choices()` returns what was decided and on which machine
+(tf.config.experimental.get_kernel_choices()); `force(name, value)` and the
+`forced(...)` context manager override a decision without the environment
+(tests, or a user who knows better); `force(name, None)` lifts it.
+"""
+
+import contextlib
+import importlib.metadata
+import json
+import os
+import platform
+import statistics
+import tempfile
+import threading
+
+from . import openmp
+from .atomic_files import atomic_write
+
+__all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_model", "decide_all", "faster", "force", "forced",
+           "forget", "identity", "machine_busy", "numpy_blas", "register", "time_calls", "usable_cpus", "user_cache_dir"]
+
+MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
+_FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
+_KEPT = 8  # machine keys kept in the file (e.g. with and without torch imported first)
+
+_measurements = {}  # decision name -> measure(): (choice, details)
+_decided = {}  # decision name -> (choice, details), for this process's key
+_forced = {}  # decision name -> choice set by force()
+_lock = threading.RLock()
+
+
+def user_cache_dir(name, environ=os.environ):
+    """tapeflow's writable cache folder `name` under $XDG_CACHE_HOME (else
+    ~/.cache), else under the temporary directory. Reads environ, never writes."""
+    path = os.path.join(environ.get("XDG_CACHE_HOME")
+                        or os.path.join(os.path.expanduser("~"), ".cache"), "tapeflow", name)
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.NamedTemporaryFile(dir=path).close()
+        return path
+    except OSError:
+        return os.path.join(tempfile.gettempdir(), f"tapeflow-{name}-cache")
+
+
+def cache_path(environ=os.environ):
+    """The file the decisions are cached in."""
+    return os.path.join(user_cache_dir("calibration", environ), "kernel_choices.json")
+
+
+def usable_cpus():
+    """The CPUs this process may run on: its affinity mask where the OS has one
+    (a container or `taskset` limits it below os.cpu_count()), else the count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def cpu_model():
+    """The CPU's model string (/proc/cpuinfo's 'model name' on Linux)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.lower().startswith(("model name", "cpu model", "hardware")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def _version(package):
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
+def numpy_blas():
+    """The BLAS NumPy was built with, as 'name version' (its build config)."""
+    try:
+        import numpy
+        blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return f"{blas.get('name', 'unknown')} {blas.get('version', '')}".strip()
+    except Exception:  # noqa: BLE001 -- an older NumPy without mode="dicts"
+        return "unknown"
+
+
+def identity():
+    """What the decisions depend on; a change of any value measures anew."""
+    return {"cpu": cpu_model(), "cores": usable_cpus(), "numpy": _version("numpy"),
+            "numba": _version("numba"), "blas": numpy_blas(),
+            "openmp_before": openmp.loaded_before_numba()}
+
+
+def _key(ident):
+    return json.dumps(ident, sort_keys=True)
+
+
+def machine_busy():
+    """Why a measurement taken now is not cached ('' when it may be): other
+    processes keep the usable cores busy (the load average reaches their count),
+    so timings, the threads' above all, say more about them than about the CPU."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return ""
+    cores = usable_cpus()
+    return f"measured while busy: load average {load:.1f} on {cores} cores" if load >= cores else ""
+
+
+def register(name, measure, version=1):
+    """Have `measure()` -> (choice, details) decide `name` when it is first
+    needed; a cached decision of another `version` (of the measurement's code)
+    is measured anew."""
+    _measurements[name] = (measure, version)
+
+
+def faster(timings, default, margin=MARGIN):
+    """The candidate to use given `timings` ({candidate: [seconds, ...]}): the
+    fastest by median, if it beats `default`'s median by more than `margin`,
+    else `default`."""
+    medians = {name: statistics.median(times) for name, times in timings.items() if times}
+    best = min(medians, key=medians.get)
+    if best != default and default in medians and medians[best] >= medians[default] * (1 - margin):
+        return default
+    return best
+
+
+def time_calls(candidates, repeats, before=None, clock=None):
+    """{name: [seconds, ...]}: each candidate (name -> callable) called `repeats`
+    times after one warm-up, the candidates taking turns, so that each call
+    follows other work as a call in a training step does; `before()`, untimed,
+    runs before every call (e.g. a BLAS product, whose workers may spin)."""
+    import time
+    clock = clock or time.perf_counter
+    for call in candidates.values():
+        call()
+    timings = {name: [] for name in candidates}
+    for _ in range(repeats):
+        for name, call in candidates.items():
+            if before is not None:
+                before()
+            start = clock()
+            call()
+            timings[name].append(clock() - start)
+    return timings
+
+
+def _read(path):
+    """The cache file's entries ({key: {name: [choice, details]}}), {} when
+    absent, unreadable or of another layout."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        entries = data["entries"] if data.get("format") == _FORMAT else {}
+        return {k: v for k, v in entries.items() if isinstance(v, dict)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _write(path, entries):
+    kept = dict(list(entries.items())[-_KEPT:])
+    text = json.dumps({"format": _FORMAT, "entries": kept}, indent=1, sort_keys=True)
+    try:
+        atomic_write(path, lambda f: f.write(text.encode()))
+    except OSError:
+        pass  # an unwritable cache measures again next time
+
+
+def _cached(entry, name):
+    """The cached (choice, details) of `name` when its version is current, else None."""
+    value = entry.get(name)
+    version = _measurements.get(name, (None, 1))[1]
+    if isinstance(value, list) and len(value) == 3 and value[2] == version:
+        return value[0], value[1]
+    return None
+
+
+def choice(name):
+    """The decision `name`: forced, else decided in this process, else read
+    from the cache, else measured now (and cached)."""
+    if name in _forced:
+        return _forced[name]
+    found = _decided.get(name)
+    if found is not None:
+        return found[0]
+    with _lock:
+        if name in _forced:
+            return _forced[name]
+        if name not in _decided:
+            _decided[name] = _decide(name)
+        return _decided[name][0]
+
+
+def _decide(name):
+    path, key = cache_path(), _key(identity())
+    entries = _read(path)
+    cached = _cached(entries.get(key, {}), name)
+    if cached is not None:
+        return cached
+    if name not in _measurements:
+        raise KeyError(f"no kernel decision named {name!r}; known: {sorted(_measurements)}")
+    measure, version = _measurements[name]
+    choice_made, details = measure()
+    busy = machine_busy()
+    if busy:  # good for this process; a quiet machine's next process measures again
+        return choice_made, {**details, "not cached": busy}
+    decided = (choice_made, details)
+    entries = _read(path)  # another process may have written meanwhile
+    entry = entries.pop(key, {})
+    entry[name] = [*decided, version]
+    entries[key] = entry
+    _write(path, entries)
+    return tuple(decided)
+
+
+def decide_all():
+    """Make every registered decision not made yet; choices()."""
+    for name in list(_measurements):
+        choice(name)
+    return choices()
+
+
+def choices():
+    """{'machine': identity(), 'decisions': {name: choice}, 'details': {name:
+    what was measured}, 'forced': {name: choice}}, for the decisions made so far."""
+    with _lock:
+        return {"machine": identity(),
+                "decisions": {**{n: d[0] for n, d in _decided.items()}, **_forced},
+                "details": {n: d[1] for n, d in _decided.items()},
+                "forced": dict(_forced)}
+
+
+def force(name, value):
+    """Use `value` for decision `name` from now on; None lifts it (the measured
+    or cached decision applies again)."""
+    with _lock:
+        if value is None:
+            _forced.pop(name, None)
+        else:
+            _forced[name] = value
+
+
+@contextlib.contextmanager
+def forced(**values):
+    """Force decisions for the block only: `with forced(threads="one"): ...`."""
+    with _lock:
+        saved = {name: _forced.get(name) for name in values}
+        for name, value in values.items():
+            force(name, value)
+    try:
+        yield
+    finally:
+        with _lock:
+            for name, value in saved.items():
+                force(name, value)
+
+
+def forget():
+    """Drop this process's decisions (not the file's, not the forced ones)."""
+    with _lock:
+        _decided.clear()

@@ -1,0 +1,282 @@
+"""runtime/calibration: kernel decisions measured on the running machine,
+cached per CPU, core count and library versions in the user cache directory,
+measured anew when any of them changes or the file is corrupt, forced without
+the environment, and kernel results that do not depend on the choice."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.runtime import calibration
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A private cache directory, a quiet machine and no decision made yet;
+    the process's decisions are restored afterwards."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(calibration, "machine_busy", lambda: "")
+    saved = dict(calibration._decided)
+    calibration.forget()
+    yield tmp_path
+    calibration.forget()
+    calibration._decided.update(saved)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """A registered decision 'probe' whose measurement counts its runs."""
+    runs = []
+    monkeypatch.setitem(calibration._measurements, "probe",
+                        (lambda: runs.append(1) or ("fast", {"run": len(runs)}), 1))
+    return runs
+
+
+def _entries():
+    with open(calibration.cache_path()) as f:
+        return json.load(f)["entries"]
+
+
+def test_cache_lives_under_xdg_cache_home(cache):
+    assert calibration.cache_path() == os.path.join(
+        str(cache), "tapeflow", "calibration", "kernel_choices.json")
+
+
+def test_a_decision_is_measured_once_then_read_from_the_cache(cache, counted):
+    assert calibration.choice("probe") == "fast" and counted == [1]
+    calibration.forget()  # as a new process
+    assert calibration.choice("probe") == "fast" and counted == [1]
+    [entry] = _entries().values()
+    assert entry["probe"] == ["fast", {"run": 1}, 1]
+
+
+def test_a_changed_cpu_string_measures_anew(cache, counted, monkeypatch):
+    real_cpu = calibration.cpu_model()
+    calibration.choice("probe")
+    monkeypatch.setattr(calibration, "cpu_model", lambda: "Imaginary CPU 9000")
+    calibration.forget()
+    assert calibration.choice("probe") == "fast" and counted == [1, 1]
+    assert calibration.choices()["machine"]["cpu"] == "Imaginary CPU 9000"
+    assert sorted(json.loads(key)["cpu"] for key in _entries()) == sorted(
+        [real_cpu, "Imaginary CPU 9000"])
+    monkeypatch.setattr(calibration, "cpu_model", lambda: real_cpu)
+    calibration.forget()
+    calibration.choice("probe")  # back on the first CPU: its entry is still there
+    assert counted == [1, 1]
+
+
+@pytest.mark.parametrize("field, value", [("cores", 999), ("numba", "0.0.1"), ("blas", "other")])
+def test_changed_cores_or_library_versions_measure_anew(cache, counted, monkeypatch, field, value):
+    calibration.choice("probe")
+    real = calibration.identity
+    monkeypatch.setattr(calibration, "identity", lambda: {**real(), field: value})
+    calibration.forget()
+    calibration.choice("probe")
+    assert counted == [1, 1] and len(_entries()) == 2
+
+
+def test_a_new_version_of_the_measurement_measures_anew(cache, counted, monkeypatch):
+    calibration.choice("probe")
+    measure, _ = calibration._measurements["probe"]
+    monkeypatch.setitem(calibration._measurements, "probe", (measure, 2))
+    calibration.forget()
+    calibration.choice("probe")
+    assert counted == [1, 1]
+
+
+@pytest.mark.parametrize("garbage", [b"{not json", b"[1, 2]", b'{"format": 1, "entries": 7}',
+                                     b"\xff\xfe", b""])
+def test_a_corrupt_cache_file_is_ignored_and_rewritten(cache, counted, garbage):
+    path = calibration.cache_path()
+    with open(path, "wb") as f:
+        f.write(garbage)
+    assert calibration.choice("probe") == "fast" and counted == [1]
+    [entry] = _entries().values()  # valid again
+    assert entry["probe"][0] == "fast"
+
+
+def test_a_measurement_on_a_busy_machine_is_not_cached(cache, counted, monkeypatch):
+    monkeypatch.setattr(calibration, "machine_busy", lambda: "measured while busy: test")
+    assert calibration.choice("probe") == "fast"
+    assert not os.path.exists(calibration.cache_path())
+    assert calibration.choices()["details"]["probe"]["not cached"] == "measured while busy: test"
+
+
+def test_an_unknown_decision_is_named():
+    with pytest.raises(KeyError, match="no kernel decision named 'nonesuch'"):
+        calibration.choice("nonesuch")
+
+
+def test_faster_needs_the_margin_to_leave_the_default():
+    assert calibration.faster({"blas": [1.0, 1.0, 9.0], "tapeflow": [0.9, 0.9, 0.1]},
+                              default="blas") == "tapeflow"  # medians 1.0 and 0.9
+    assert calibration.faster({"blas": [1.0], "tapeflow": [0.97]}, default="blas") == "blas"
+    assert calibration.faster({"blas": [1.0], "tapeflow": [1.5]}, default="blas") == "blas"
+    assert calibration.faster({"many": [1.0], "one": [0.8]}, default="many", margin=0.25) == "many"
+    assert calibration.faster({"many": [1.0], "one": [0.7]}, default="many", margin=0.25) == "one"
+
+
+def test_time_calls_takes_turns_and_runs_before_untimed():
+    calls = []
+    ticks = iter(range(100))
+    timings = calibration.time_calls({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")},
+                                     repeats=2, before=lambda: calls.append("-"),
+                                     clock=lambda: next(ticks))
+    assert calls == ["a", "b", "-", "a", "-", "b", "-", "a", "-", "b"]
+    assert timings == {"a": [1, 1], "b": [1, 1]}
+
+
+# --- the GEMM routing ------------------------------------------------------
+
+gemm = pytest.importorskip("tapeflow.kernels.gemm")
+
+
+def _fake_timings(tapeflow_faster):
+    """time_calls stand-in: the tapeflow kernel takes 1 ms in the classes of
+    `tapeflow_faster`, 3 ms elsewhere; BLAS always 2 ms."""
+    calls = []
+
+    def time_calls(candidates, repeats, before=None, clock=None):
+        cls = list(gemm.SHAPE_CLASSES)[len(calls)]
+        calls.append(cls)
+        fast = 0.001 if cls in tapeflow_faster else 0.003
+        return {"tapeflow": [fast] * repeats, "blas": [0.002] * repeats}
+    return time_calls
+
+
+@pytest.mark.parametrize("tapeflow_faster", [set(), {"tall-large", "short-large"},
+                                             set(gemm.SHAPE_CLASSES)])
+def test_the_gemm_decision_routes_as_its_measurements_say(cache, monkeypatch, tapeflow_faster):
+    fake = _fake_timings(tapeflow_faster)
+    monkeypatch.setattr(calibration, "time_calls", fake)
+    assert calibration.choice("gemm") == {
+        cls: "tapeflow" if cls in tapeflow_faster else "blas" for cls in gemm.SHAPE_CLASSES}
+    for cls, (m, k, n) in gemm.SHAPE_CLASSES.items():
+        assert gemm.shape_class(m, k, n) == cls
+        assert gemm.wins(m, k, n, np.float32) == (cls in tapeflow_faster)
+    # A BLAS faster everywhere is used everywhere, W2's and W3's shapes included.
+    if not tapeflow_faster:
+        assert not any(gemm.wins(*shape, np.float32)
+                       for shape in [(128, 784, 512), (7744, 288, 64), (288, 7744, 64)])
+
+
+def test_shape_classes_split_by_rows_and_multiply_adds():
+    assert gemm.shape_class(8, 64, 64) == "few-small"
+    assert gemm.shape_class(31, 1024, 1024) == "few-large"
+    assert gemm.shape_class(32, 64, 1024) == "short-medium"  # 2**21 exactly: medium
+    assert gemm.shape_class(511, 1, 1) == "short-small"
+    assert gemm.shape_class(512, 128, 256) == "tall-large"  # 2**24 exactly: large
+    assert gemm.shape_class(7744, 288, 64) == "tall-large"
+
+
+def test_forcing_overrides_the_measurement_without_the_environment(cache, monkeypatch):
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("a forced decision must not be measured")
+    monkeypatch.setattr(calibration, "time_calls", no_measuring)
+    environ = dict(os.environ)
+    with calibration.forced(gemm="tapeflow"):
+        assert gemm.wins(128, 784, 512, np.float32)
+        assert not gemm.wins(128, 784, 512, np.float64)  # float32 only
+        assert not gemm.wins(128, 784, 10, np.float32)  # fewer columns than a panel
+        assert calibration.choices()["forced"] == {"gemm": "tapeflow"}
+        with calibration.forced(gemm={"short-large": "blas"}):
+            assert not gemm.wins(128, 784, 512, np.float32)
+            assert not gemm.wins(7744, 288, 64, np.float32)  # a class left out: BLAS
+        assert gemm.wins(7744, 288, 64, np.float32)
+    with calibration.forced(gemm="blas"):
+        assert not gemm.wins(7744, 288, 64, np.float32)
+    assert calibration.choices()["forced"] == {}
+    assert dict(os.environ) == environ
+
+
+def test_get_kernel_choices_names_the_machine_and_the_decisions(cache):
+    with calibration.forced(gemm="blas", threads="one"):
+        choices = tf.config.experimental.get_kernel_choices()
+    assert choices["machine"]["cpu"] == calibration.cpu_model()
+    assert choices["machine"]["cores"] == calibration.usable_cpus()
+    assert set(choices["machine"]) == {"cpu", "cores", "numpy", "numba", "blas", "openmp_before"}
+    assert choices["decisions"] == {"gemm": "blas", "threads": "one"}
+    assert choices["forced"] == {"gemm": "blas", "threads": "one"}
+
+
+def test_get_kernel_choices_measures_what_is_not_decided(cache, monkeypatch):
+    fake = _fake_timings({"tall-large"})
+    monkeypatch.setattr(calibration, "time_calls", fake)
+    with calibration.forced(threads="many"):
+        choices = tf.config.experimental.get_kernel_choices()
+    assert choices["decisions"]["gemm"]["tall-large"] == "tapeflow"
+    assert choices["decisions"]["gemm"]["short-large"] == "blas"
+    assert set(choices["details"]["gemm"]) == set(gemm.SHAPE_CLASSES)
+    assert os.path.exists(calibration.cache_path())
+
+
+def test_the_real_calibration_decides_every_class(cache):
+    """The measurement itself, once: every class decided one way or the other."""
+    decided, medians = gemm._measure(repeats=1)
+    assert set(decided) == set(medians) == set(gemm.SHAPE_CLASSES)
+    assert set(decided.values()) <= {"tapeflow", "blas"}
+    assert all(t > 0 for v in medians.values() for t in v.values())
+
+
+# --- results do not depend on the choice -----------------------------------
+
+def _operands(m, k, n, layout):
+    rng = np.random.default_rng(m + k + n)
+    a = rng.standard_normal((k, m) if layout == "transposed" else (m, 2 * k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    a = a.T if layout == "transposed" else a[:, ::2] if layout == "sliced" else a[:, :k]
+    return a, b
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("shape", [(128, 784, 512), (77, 288, 64), (40, 50, 40)])
+def test_matmul_results_are_the_same_whichever_gemm_and_threads(shape, layout):
+    a, b = _operands(*shape, layout)
+    reference = a.astype(np.float64) @ b.astype(np.float64)
+    results = []
+    for gemm_choice in ("tapeflow", "blas"):
+        for threads in ("one", "many"):
+            with calibration.forced(gemm=gemm_choice, threads=threads):
+                x, w = tf.constant(a), tf.constant(b)
+                with tf.GradientTape() as tape:
+                    tape.watch(w)
+                    y = tf.matmul(x, w)
+                grad = tape.gradient(y, w).numpy()
+            results.append((y.numpy(), grad))
+            np.testing.assert_allclose(y.numpy(), reference, rtol=1e-4, atol=1e-3)
+            np.testing.assert_allclose(grad, a.astype(np.float64).sum(0)[:, None]
+                                       * np.ones((1, shape[2])), rtol=1e-4, atol=1e-3)
+    for y, grad in results[1:]:
+        np.testing.assert_allclose(y, results[0][0], rtol=1e-5, atol=1e-4)
+
+
+def test_conv2d_results_are_the_same_whichever_gemm_and_threads():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 12, 12, 8)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 8, 32)).astype(np.float32)
+    outs = []
+    for gemm_choice in ("tapeflow", "blas"):
+        for threads in ("one", "many"):
+            with calibration.forced(gemm=gemm_choice, threads=threads):
+                outs.append(tf.nn.conv2d(x, f, strides=1, padding="SAME").numpy())
+    # Reference: the convolution as a sum over the 3 x 3 window, in float64.
+    padded = np.pad(x.astype(np.float64), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    reference = sum(padded[:, i:i + 12, j:j + 12, :] @ f[i, j].astype(np.float64)
+                    for i in range(3) for j in range(3))
+    for out in outs:
+        np.testing.assert_allclose(out, reference, rtol=1e-4, atol=1e-3)
+
+
+def test_import_tapeflow_neither_calibrates_nor_loads_numba(tmp_path):
+    code = ("import os, sys\nenviron = dict(os.environ)\nimport tapeflow\n"
+            "assert 'numba' not in sys.modules\nassert dict(os.environ) == environ\n"
+            "from tapeflow.runtime import calibration\nassert calibration._decided == {}\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300,
+                   env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    assert not os.path.exists(os.path.join(tmp_path, "tapeflow", "calibration",
+                                           "kernel_choices.json"))
