@@ -61,6 +61,9 @@ def test_guide_double_traces_once_per_dtype(capsys):
     assert double_strings.structured_input_signature == (
         (tf.TensorSpec([], tf.string),), {})
     assert double_strings.structured_outputs == tf.TensorSpec([], tf.string)
+    assert double_strings.inputs == [tf.TensorSpec([], tf.string)]
+    assert double_strings.outputs == [tf.TensorSpec([], tf.string)]
+    assert double.python_function(tf.constant(2)).numpy() == 4  # the undecorated function
     assert double.experimental_get_tracing_count() == 3  # the string trace was reused
 
 
