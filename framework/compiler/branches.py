@@ -110,6 +110,10 @@ def _trace_branch(trace, fn, dry):
             raise
         trace.untraceable("a branch not taken failed on the values it was traced with")
         return None
+    if sub.dry_stopped:  # the DryEffect was caught on its way out: the branch is unusable
+        resume_profile()
+        trace.untraceable("an effect in a branch not taken was stopped while tracing")
+        return None
     return result, sub, flat
 
 

@@ -72,6 +72,7 @@ class Trace:
         self.parent = parent  # the trace a loop body's or branch's trace is nested in
         # A branch not taken, traced on values it will not use: it must have no effects.
         self.dry = dry or (parent is not None and parent.dry)
+        self.dry_stopped = False  # an effect was stopped in this dry trace
         # Tapes recording when the call began: they record the call, not the graph.
         self.outer_tapes = parent.outer_tapes if parent is not None else {
             id(tape) for tape in _record.current_tapes()}
@@ -325,6 +326,7 @@ def _profile(frame, event, arg):
             outputs = None
             if not trace.effects:
                 if trace.dry and code not in PURE:
+                    trace.dry_stopped = True
                     raise DryEffect(f"{code.co_qualname} in a branch not taken while tracing")
                 args, kwargs = call_arguments(code, frame.f_locals)
                 if code in PURE and (not any(
@@ -386,9 +388,10 @@ class tracing:
 
 
 
-class DryEffect(Exception):
+class DryEffect(BaseException):
     """Raised (from the profile hook, before the call runs) at an effect in a dry
-    trace; the profile hook is then off until `resume_profile()`."""
+    trace; the profile hook is then off until `resume_profile()`. A BaseException,
+    so that no `except Exception` between the effect and the branch swallows it."""
 
 
 def resume_profile():

@@ -323,3 +323,23 @@ def test_traced_while_loop_false_at_once_runs_eagerly():
     with pytest.warns(UserWarning, match="condition was False at once"):
         assert float(f(tf.constant(20.0))) == 20.0
     assert float(f(tf.constant(3.0))) == 12.0
+
+
+def test_loop_in_a_branch_not_taken_runs_eagerly_without_running_it():
+    v = tf.Variable(0.0)
+
+    def count_up():
+        def body(i):
+            v.assign_add(1.0)
+            return i + 1
+        return tf.cast(tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])[0], tf.float32)
+
+    @tf.function
+    def f(x):
+        return tf.cond(x > 0.0, lambda: x, count_up)
+
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        assert float(f(tf.constant(2.0))) == 2.0
+    assert float(v) == 0.0
+    assert float(f(tf.constant(-1.0))) == 3.0
+    assert float(v) == 3.0
