@@ -261,11 +261,6 @@ def _trained():
     return _trained_model(train_ds, val_ds, test_ds, label_names) + (label_names,)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "tapeflow bug: fit(..., callbacks=tf.keras.callbacks.EarlyStopping(...)) (one callback, "
-    "not in a list, as the page passes it and Keras accepts) raises TypeError "
-    "\"'EarlyStopping' object is not iterable\" (framework/training/loops.py:85 -> "
-    "framework/callbacks/steering.py:89); then needs tf.math.confusion_matrix: issue 15/16"))
 def test_build_train_and_evaluate_the_model():
     model, history, input_shape, test_spectrogram_ds, label_names = _trained()
     assert tuple(input_shape) == (124, 129, 1)
@@ -289,9 +284,6 @@ def test_build_train_and_evaluate_the_model():
                                   (y_true.numpy() == y_pred.numpy()).sum())
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "the same EarlyStopping bug while training (the model is trained once for both tests) (framework/callbacks/steering.py:89); then "
-    "needs tf.audio.decode_wav, and tf.function's get_concrete_function: issue 15"))
 def test_run_inference_and_export(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     data_dir = _mini_speech_commands(tmp_path)
