@@ -1,13 +1,17 @@
 """recurrent.py holds the recurrent layers: the generic `RNN(cell)` time loop and
 SimpleRNN, LSTM and GRU (masking, go_backwards, return_sequences/return_state,
 initial_state, dropout, stateful); it re-exports the cells of recurrent_cells.py.
-The loop runs in Python over time steps, never over the batch: the input
-projection of all steps is one matmul, each step one matmul plus the gate math."""
+The input projection of all steps is one matmul; the time loop itself, forward
+and backward, is one fused op per layer (ops/recurrent.py) for the usual
+activations. The composed loop -- one recorded op per gate per step -- runs
+for other activations, other cells, and under nested or persistent tapes,
+whose second-order gradients the fused ops (first order) cannot give."""
 
 import math
 
 import numpy as np
 
+from ..core import record as _record
 from ..ops import math as _m
 from ..ops import shape as _s
 from ..core.tensor import Tensor, convert_to_tensor
@@ -31,6 +35,17 @@ def _unstack_time(x):
         part = _s.getitem(x, key=(slice(None), slice(start, min(start + block, steps))))
         result.extend(_s.getitem(part, key=(slice(None), j)) for j in range(part.shape[1]))
     return result
+
+
+# False runs the composed loop everywhere (the tests' reference for the fused ops).
+_FUSED = True
+
+
+def _fused_allowed():
+    """The fused ops' gradients are first order: run them unless a tape that may
+    differentiate a gradient records (a second tape, or a persistent one)."""
+    tapes = _record.current_tapes()
+    return _FUSED and (not tapes or (len(tapes) == 1 and not tapes[0]._persistent))
 
 
 def _stack_time(outputs):
@@ -167,6 +182,11 @@ class RNN(Layer):
             if cell.recurrent_dropout > 0:
                 recurrent_mask = _dropout_mask((batch, cell.units), cell.recurrent_dropout,
                                                x._value.dtype)
+        if fast and _fused_allowed():
+            fused = cell.fused(cell.project(x), states, masks, recurrent_mask,
+                               self.zero_output_for_mask)
+            if fused is not None:
+                return self._fused_outputs(fused, cell.units, len(states))
         sequence = _unstack_time(cell.project(x) if fast else x)
         single = isinstance(cell.state_size, int)
         zero = Tensor(np.zeros((batch, self._output_size()), x._value.dtype))
@@ -196,6 +216,20 @@ class RNN(Layer):
                 self._stored_states = [np.array(s._value) for s in states]
         output = _stack_time(outputs) if self.return_sequences else previous
         return [output] + list(states) if self.return_state else output
+
+    def _fused_outputs(self, packed, units, n_states):
+        """The layer's results from a fused op's (batch, steps, (1 + n) * units)."""
+        last = _s.getitem(packed, key=(slice(None), -1))
+        states = [_s.getitem(last, key=(slice(None), slice((i + 1) * units, (i + 2) * units)))
+                  for i in range(n_states)]
+        if self.stateful:
+            with no_tracking():
+                self._stored_states = [np.array(s._value) for s in states]
+        if self.return_sequences:
+            output = _s.getitem(packed, key=(slice(None), slice(None), slice(0, units)))
+        else:
+            output = _s.getitem(last, key=(slice(None), slice(0, units)))
+        return [output] + states if self.return_state else output
 
     def compute_output_shape(self, input_shape):
         shape = tuple(input_shape)

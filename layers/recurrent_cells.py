@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
 from ..ops import math as _m
+from ..ops import recurrent as _fused
 from ..ops import shape as _s
 from ..core.tensor import Tensor, convert_to_tensor
 from .base import Layer
@@ -132,6 +133,17 @@ class _Cell(Layer):
     def step(self, xw, states, recurrent_mask=None):
         raise NotImplementedError
 
+    def fused(self, xw, states, mask, recurrent_mask, zero_output_for_mask):
+        """All steps at once through the cell's fused op (ops/recurrent.py):
+        (batch, steps, (1 + states) * units), or None for activations it lacks."""
+        if self.activation is not activations.tanh or (
+                self._gates > 1 and self.recurrent_activation is not activations.sigmoid):
+            return None
+        attrs = {"mask": None if mask is None or mask.all() else mask,
+                 "recurrent_mask": None if recurrent_mask is None else recurrent_mask._value,
+                 "zero_output_for_mask": zero_output_for_mask}
+        return self._fused_call(xw, states, attrs)
+
     def get_initial_state(self, batch_size=None):
         sizes = [self.state_size] if isinstance(self.state_size, int) else self.state_size
         return [Tensor(np.zeros((batch_size, s), np.dtype(self.dtype))) for s in sizes]
@@ -181,6 +193,9 @@ class SimpleRNNCell(_Cell):
         h = _m.matmul(_recurrent_input(states[0], recurrent_mask), self.recurrent_kernel)
         out = _fast(self.activation)(_m.add(xw, h))
         return out, [out]
+
+    def _fused_call(self, xw, states, attrs):
+        return _fused.simple_rnn_sequence(xw, self.recurrent_kernel, states[0], **attrs)
 
     def get_config(self):
         config = super().get_config()
@@ -241,6 +256,9 @@ class LSTMCell(_Cell):
         h = _m.multiply(o, act(c))
         return h, [h, c]
 
+    def _fused_call(self, xw, states, attrs):
+        return _fused.lstm_sequence(xw, self.recurrent_kernel, states[0], states[1], **attrs)
+
     def get_config(self):
         config = super().get_config()
         config["unit_forget_bias"] = self.unit_forget_bias
@@ -297,6 +315,14 @@ class GRUCell(_Cell):
         # z * h_prev + (1 - z) * hh, written as hh + z * (h_prev - hh): one op fewer.
         h = _m.add(hh, _m.multiply(z, _m.subtract(h_prev, hh)))
         return h, [h]
+
+    def _fused_call(self, xw, states, attrs):
+        if self.bias is not None and self.reset_after:
+            bias = _s.getitem(self.bias, key=(1,))
+        else:  # no recurrent bias: a constant the op adds nothing with
+            bias = Tensor(np.zeros(3 * self.units, xw._value.dtype))
+        return _fused.gru_sequence(xw, self.recurrent_kernel, bias, states[0],
+                                   reset_after=self.reset_after, **attrs)
 
     def get_config(self):
         config = super().get_config()

@@ -1,0 +1,320 @@
+"""recurrent.py: the fused time loops of the recurrent layers as primitives --
+`lstm_sequence`, `gru_sequence` and `simple_rnn_sequence` -- each forward one
+loop over the steps (BLAS for h @ U, NumPy's SIMD activations), each VJP the
+backward-through-time loop (a fused Numba kernel per step for the gate
+derivatives, kernels/recurrent.py), with the recurrent kernel's gradient one
+matmul over all steps. The input projection x @ W + b of all steps stays a
+matmul before the op (layers/recurrent_cells.py), so dW and dx are one matmul
+each too.
+
+Each op takes the projected inputs `xw` (batch, steps, gates * units) and
+returns one array (batch, steps, (1 + states) * units): per step the output,
+then each state (h, and c for the LSTM). With a mask, a masked step keeps the
+states and outputs the previous output (or zeros), as Keras. tanh and sigmoid
+activations only; the layers run other activations composed.
+
+The VJPs compute on ndarrays: they are first order only. Under a recording tape
+(a gradient of a gradient) the layers run the composed steps instead
+(layers/recurrent.py), and a gradient computed here while a tape records is a
+constant to that tape (GradientTape.explain names the cut)."""
+
+import numpy as np
+
+from ..core import record as _record
+from ..core.tensor import Tensor
+from .registry import defop
+
+__all__ = ["lstm_sequence", "gru_sequence", "simple_rnn_sequence"]
+
+
+def _sigmoid(x):
+    """1 / (1 + exp(-x)), four SIMD passes: math.py's overflow-safe sigmoid makes
+    nine (125 against 25 us on a step's 32 x 256 gates); equal for x >= 0, within
+    float32 rounding below. exp(-x) overflows to inf for x < -88, giving the
+    right 0: callers run it under np.errstate(over="ignore")."""
+    out = np.negative(x)
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
+
+
+def _quiet(fn):
+    """`fn` with exp's overflow to inf (a sigmoid's exact 0) not warned about."""
+    def run(*args, **kwargs):
+        with np.errstate(over="ignore"):
+            return fn(*args, **kwargs)
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
+def _time_major(x):
+    return np.ascontiguousarray(np.swapaxes(x, 0, 1))
+
+
+def _batch_major(x):
+    return np.ascontiguousarray(np.swapaxes(x, 0, 1))
+
+
+def _keep(mask):
+    """The (batch, steps) mask as (steps, batch, 1) booleans, or None."""
+    return None if mask is None else np.swapaxes(np.asarray(mask, bool), 0, 1)[..., None]
+
+
+def _previous(first, states):
+    """(steps, batch, units): the state before each step."""
+    if not len(states):
+        return states
+    return np.concatenate([first[None], states[:-1]], axis=0)
+
+
+def _recurrent_input(h, recurrent_mask):
+    return h if recurrent_mask is None else h * recurrent_mask
+
+
+def _store(out, t, keep, zero_output_for_mask, y, news, olds, new_out):
+    """Write step t's output and states into `out`; return (output, states)."""
+    if keep is not None:
+        k = keep[t]
+        new_out = np.where(k, new_out, 0 if zero_output_for_mask else y)
+        news = [np.where(k, n, s) for n, s in zip(news, olds)]
+    units = y.shape[1]
+    out[t, :, :units] = new_out
+    for i, s in enumerate(news):
+        out[t, :, (i + 1) * units:(i + 2) * units] = s
+    return new_out, news
+
+
+def _run(xw, states, mask, zero_output_for_mask, step):
+    """The forward time loop: `step(t, zx_t, states) -> new states`, the first
+    being the step's output."""
+    zx = _time_major(xw)
+    steps, batch = zx.shape[:2]
+    units = states[0].shape[1]
+    keep = _keep(mask)
+    out = np.empty((steps, batch, (1 + len(states)) * units), xw.dtype)
+    y = np.zeros((batch, units), xw.dtype)
+    for t in range(steps):
+        news = step(zx[t], states)
+        y, states = _store(out, t, keep, zero_output_for_mask, y, news, states, news[0])
+    return _batch_major(out)
+
+
+def _through_time(g, mask, zero_output_for_mask, n_states, units, step):
+    """The backward time loop. `g` (steps, batch, (1 + n) * units) is the
+    gradient of the op's output; `step(t, d_new) -> d_previous` takes the
+    gradients reaching step t's new states and returns those of the states
+    before it. Masked rows pass their gradients by to the previous step.
+    Returns the gradients of the initial states."""
+    keep = _keep(mask)
+    batch = g.shape[1]
+    carry = [np.zeros((batch, units), g.dtype) for _ in range(n_states)]
+    dy = np.zeros((batch, units), g.dtype)
+    for t in range(g.shape[0] - 1, -1, -1):
+        d_y = g[t, :, :units] + dy
+        d_s = [g[t, :, (i + 1) * units:(i + 2) * units] + carry[i] for i in range(n_states)]
+        d_new = [d_y + d_s[0]] + d_s[1:]
+        if keep is None:
+            carry = step(t, d_new)
+            continue
+        k = keep[t]
+        prev = step(t, [np.where(k, d, 0) for d in d_new])
+        carry = [p + np.where(k, 0, d) for p, d in zip(prev, d_s)]
+        if not zero_output_for_mask:
+            dy = np.where(k, 0, d_y)
+    return carry
+
+
+def _gradients(op, backward):
+    """The joint VJP of a fused op: `backward` on ndarrays, once per cotangent
+    when `g` carries leading batch axes (jacobian)."""
+    def vjp(g, out, needed, *inputs, **attrs):
+        arrays = [t._value for t in inputs]
+        gv, ov = g._value, out._value
+        extra = gv.ndim - ov.ndim
+        if extra:
+            count = int(np.prod(gv.shape[:extra]))
+            each = [backward(gi, ov, *arrays, **attrs)
+                    for gi in gv.reshape((count,) + ov.shape)]
+            grads = [np.stack([e[i] for e in each]).reshape(gv.shape[:extra] + a.shape)
+                     if each else np.zeros(gv.shape[:extra] + a.shape, a.dtype)
+                     for i, a in enumerate(arrays)]
+        else:
+            grads = backward(gv, ov, *arrays, **attrs)
+        result = [Tensor(np.asarray(d, a.dtype)) if need else None
+                  for d, a, need in zip(grads, arrays, needed)]
+        if _record.current_tapes():  # the VJP is no op: a recording tape sees constants
+            for d in result:
+                if d is not None:
+                    _record.note_cut(op, inputs, d)
+        return result
+    return vjp
+
+
+def _matmul_steps(a, b):
+    """(steps, batch, k) @ (k, n) as one BLAS call over all steps."""
+    steps, batch, k = a.shape
+    return (a.reshape(steps * batch, k) @ b).reshape(steps, batch, b.shape[1])
+
+
+def _sum_steps(a, b):
+    """sum over steps of a[t].T @ b[t], one BLAS call: the recurrent kernel's gradient."""
+    rows = a.shape[0] * a.shape[1]
+    return a.reshape(rows, a.shape[-1]).T @ b.reshape(rows, b.shape[-1])
+
+
+# --------------------------------------------------------------------- LSTM
+
+@defop(name="lstm_sequence")
+@_quiet
+def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
+                  zero_output_for_mask=False):
+    """Keras's LSTM over all steps: xw (B, T, 4U), recurrent_kernel (U, 4U),
+    h0, c0 (B, U) -> (B, T, 3U): output, h, c per step."""
+    u = recurrent_kernel.shape[0]
+
+    def step(zx, states):
+        h, c = states
+        z = _recurrent_input(h, recurrent_mask) @ recurrent_kernel
+        z += zx
+        s = _sigmoid(z)
+        c_new = s[:, u:2 * u] * c + s[:, :u] * np.tanh(z[:, 2 * u:3 * u])
+        return [s[:, 3 * u:] * np.tanh(c_new), c_new]
+    return _run(xw, [h0, c0], mask, zero_output_for_mask, step)
+
+
+def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
+                   zero_output_for_mask=False):
+    from ..kernels import recurrent as kernels
+
+    u = recurrent_kernel.shape[0]
+    seq = _time_major(out)
+    h_prev, c_prev = _previous(h0, seq[..., u:2 * u]), _previous(c0, seq[..., 2 * u:])
+    h_in = _recurrent_input(h_prev, recurrent_mask)
+    z = _matmul_steps(h_in, recurrent_kernel) + _time_major(xw)
+    gates = _sigmoid(z)
+    cand = np.tanh(z[..., 2 * u:3 * u])
+    tanh_c = np.tanh(gates[..., u:2 * u] * c_prev + gates[..., :u] * cand)
+    dz = np.empty_like(z)
+    dc_prev = np.empty_like(c0)
+    kernel_t = np.ascontiguousarray(recurrent_kernel.T)
+
+    def step(t, d_new):
+        kernels.lstm_step_backward(np.ascontiguousarray(d_new[0]),
+                                   np.ascontiguousarray(d_new[1]), gates[t], cand[t],
+                                   tanh_c[t], c_prev[t], dz[t], dc_prev)
+        dh = _recurrent_input(dz[t] @ kernel_t, recurrent_mask)
+        return [dh, dc_prev.copy()]
+    dh0, dc0 = _through_time(_time_major(g), mask, zero_output_for_mask, 2, u, step)
+    return _batch_major(dz), _sum_steps(h_in, dz), dh0, dc0
+
+
+# ---------------------------------------------------------------------- GRU
+
+@defop(name="gru_sequence")
+@_quiet
+def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_mask=None,
+                 zero_output_for_mask=False, reset_after=True):
+    """Keras's GRU over all steps: xw (B, T, 3U) (input bias included),
+    recurrent_kernel (U, 3U), recurrent_bias (3U,) (used with reset_after only),
+    h0 (B, U) -> (B, T, 2U): output, h per step."""
+    u = recurrent_kernel.shape[0]
+
+    def step(zx, states):
+        h = states[0]
+        h_in = _recurrent_input(h, recurrent_mask)
+        if reset_after:
+            inner = h_in @ recurrent_kernel
+            inner += recurrent_bias
+            zr = _sigmoid(zx[:, :2 * u] + inner[:, :2 * u])
+            hh = np.tanh(zx[:, 2 * u:] + zr[:, u:] * inner[:, 2 * u:])
+        else:
+            zr = _sigmoid(zx[:, :2 * u] + h_in @ recurrent_kernel[:, :2 * u])
+            hh = np.tanh(zx[:, 2 * u:] + (zr[:, u:] * h_in) @ recurrent_kernel[:, 2 * u:])
+        return [hh + zr[:, :u] * (h - hh)]
+    return _run(xw, [h0], mask, zero_output_for_mask, step)
+
+
+def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
+                  recurrent_mask=None, zero_output_for_mask=False, reset_after=True):
+    u = recurrent_kernel.shape[0]
+    zx = _time_major(xw)
+    h_prev = _previous(h0, _time_major(out)[..., u:])
+    h_in = _recurrent_input(h_prev, recurrent_mask)
+    dx = np.empty_like(zx)
+    if reset_after:
+        return _gru_after_backward(g, zx, recurrent_kernel, recurrent_bias, h0, h_prev, h_in,
+                                   dx, mask, recurrent_mask, zero_output_for_mask)
+    kernel_zr, kernel_h = recurrent_kernel[:, :2 * u], recurrent_kernel[:, 2 * u:]
+    zr = _sigmoid(zx[..., :2 * u] + _matmul_steps(h_in, kernel_zr))
+    rh = zr[..., u:] * h_in
+    hh = np.tanh(zx[..., 2 * u:] + _matmul_steps(rh, kernel_h))
+    zr_t, h_t = np.ascontiguousarray(kernel_zr.T), np.ascontiguousarray(kernel_h.T)
+
+    def step(t, d_new):
+        d = d_new[0]
+        z, r, c = zr[t, :, :u], zr[t, :, u:], hh[t]
+        d_a = d * (1 - z) * (1 - c * c)
+        d_rh = d_a @ h_t
+        dx[t, :, :u] = d * (h_prev[t] - c) * (z * (1 - z))
+        dx[t, :, u:2 * u] = d_rh * h_in[t] * (r * (1 - r))
+        dx[t, :, 2 * u:] = d_a
+        d_in = d_rh * r + dx[t, :, :2 * u] @ zr_t
+        return [_recurrent_input(d_in, recurrent_mask) + d * z]
+    dh0, = _through_time(_time_major(g), mask, zero_output_for_mask, 1, u, step)
+    d_kernel = np.concatenate([_sum_steps(h_in, dx[..., :2 * u]),
+                               _sum_steps(rh, dx[..., 2 * u:])], axis=1)
+    return _batch_major(dx), d_kernel, np.zeros_like(recurrent_bias), dh0
+
+
+def _gru_after_backward(g, zx, recurrent_kernel, recurrent_bias, h0, h_prev, h_in, dx, mask,
+                        recurrent_mask, zero_output_for_mask):
+    from ..kernels import recurrent as kernels
+
+    u = recurrent_kernel.shape[0]
+    inner = _matmul_steps(h_in, recurrent_kernel) + recurrent_bias
+    zr = _sigmoid(zx[..., :2 * u] + inner[..., :2 * u])
+    hh = np.tanh(zx[..., 2 * u:] + zr[..., u:] * inner[..., 2 * u:])
+    inner_h = np.ascontiguousarray(inner[..., 2 * u:])
+    d_inner = np.empty_like(inner)
+    d_direct = np.empty_like(h0)
+    kernel_t = np.ascontiguousarray(recurrent_kernel.T)
+
+    def step(t, d_new):
+        kernels.gru_step_backward(np.ascontiguousarray(d_new[0]), zr[t], hh[t], inner_h[t],
+                                  h_prev[t], dx[t], d_inner[t], d_direct)
+        return [_recurrent_input(d_inner[t] @ kernel_t, recurrent_mask) + d_direct]
+    dh0, = _through_time(_time_major(g), mask, zero_output_for_mask, 1, u, step)
+    d_bias = d_inner.sum(axis=(0, 1)).astype(recurrent_bias.dtype)
+    return _batch_major(dx), _sum_steps(h_in, d_inner), d_bias, dh0
+
+
+# ---------------------------------------------------------------- SimpleRNN
+
+@defop(name="simple_rnn_sequence")
+def simple_rnn_sequence(xw, recurrent_kernel, h0, mask=None, recurrent_mask=None,
+                        zero_output_for_mask=False):
+    """Keras's SimpleRNN (tanh) over all steps: xw (B, T, U), recurrent_kernel
+    (U, U), h0 (B, U) -> (B, T, 2U): output, h per step."""
+    def step(zx, states):
+        return [np.tanh(zx + _recurrent_input(states[0], recurrent_mask) @ recurrent_kernel)]
+    return _run(xw, [h0], mask, zero_output_for_mask, step)
+
+
+def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_mask=None,
+                         zero_output_for_mask=False):
+    u = recurrent_kernel.shape[0]
+    h_in = _recurrent_input(_previous(h0, _time_major(out)[..., u:]), recurrent_mask)
+    h_new = np.tanh(_time_major(xw) + _matmul_steps(h_in, recurrent_kernel))
+    dx = np.empty_like(h_new)
+    kernel_t = np.ascontiguousarray(recurrent_kernel.T)
+
+    def step(t, d_new):
+        dx[t] = d_new[0] * (1 - h_new[t] * h_new[t])
+        return [_recurrent_input(dx[t] @ kernel_t, recurrent_mask)]
+    dh0, = _through_time(_time_major(g), mask, zero_output_for_mask, 1, u, step)
+    return _batch_major(dx), _sum_steps(h_in, dx), dh0
+
+
+lstm_sequence.defvjp_joint(_gradients(lstm_sequence, _quiet(_lstm_backward)))
+gru_sequence.defvjp_joint(_gradients(gru_sequence, _quiet(_gru_backward)))
+simple_rnn_sequence.defvjp_joint(_gradients(simple_rnn_sequence, _simple_rnn_backward))

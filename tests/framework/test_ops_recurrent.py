@@ -1,0 +1,192 @@
+"""ops/recurrent.py's fused time loops: values against plain NumPy loops of
+Keras's equations (also on transposed and sliced inputs), float64
+finite-difference gradients of every input (first order: the VJPs are ndarray
+loops, see the module) with masks, recurrent dropout masks, zero outputs for
+masked steps, an empty batch and no steps, and the jacobian's batched
+cotangents."""
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.ops.recurrent import gru_sequence, lstm_sequence, simple_rnn_sequence
+from tapeflow.testing.gradients import Case
+
+_RNG = np.random.default_rng(5)
+MASK = np.array([[1, 0, 1, 1], [0, 0, 1, 0]], bool)
+RMASK = np.array([[2.0, 0.0], [0.0, 2.0]])
+
+
+def _r(*shape, scale=0.7):
+    return _RNG.standard_normal(shape) * scale
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def np_loop(step, xw, states, mask=None, zero_output_for_mask=False):
+    """Keras's loop on arrays: per step output then states, (B, T, (1 + n) * U)."""
+    y = np.zeros_like(states[0])
+    rows = []
+    for t in range(xw.shape[1]):
+        new = step(xw[:, t], states)
+        out = new[0]
+        if mask is not None:
+            m = mask[:, t:t + 1]
+            out = np.where(m, out, 0 if zero_output_for_mask else y)
+            new = [np.where(m, n, s) for n, s in zip(new, states)]
+        y, states = out, new
+        rows.append(np.concatenate([y] + states, axis=1))
+    return np.stack(rows, axis=1)
+
+
+def np_lstm(xw, kernel, h0, c0, rmask=1.0):
+    u = kernel.shape[0]
+
+    def step(x, states):
+        h, c = states
+        z = x + (h * rmask) @ kernel
+        c = sigmoid(z[:, u:2 * u]) * c + sigmoid(z[:, :u]) * np.tanh(z[:, 2 * u:3 * u])
+        return [sigmoid(z[:, 3 * u:]) * np.tanh(c), c]
+    return step, [h0, c0]
+
+
+def np_gru(xw, kernel, bias, h0, reset_after=True, rmask=1.0):
+    u = kernel.shape[0]
+
+    def step(x, states):
+        h = states[0]
+        h_in = h * rmask
+        if reset_after:
+            inner = h_in @ kernel + bias
+            z = sigmoid(x[:, :u] + inner[:, :u])
+            r = sigmoid(x[:, u:2 * u] + inner[:, u:2 * u])
+            hh = np.tanh(x[:, 2 * u:] + r * inner[:, 2 * u:])
+        else:
+            z = sigmoid(x[:, :u] + h_in @ kernel[:, :u])
+            r = sigmoid(x[:, u:2 * u] + h_in @ kernel[:, u:2 * u])
+            hh = np.tanh(x[:, 2 * u:] + (r * h_in) @ kernel[:, 2 * u:])
+        return [z * h + (1 - z) * hh]
+    return step, [h0]
+
+
+def np_simple(xw, kernel, h0, rmask=1.0):
+    return (lambda x, states: [np.tanh(x + (states[0] * rmask) @ kernel)]), [h0]
+
+
+def _call(op, *tensors, **attrs):
+    return op(*[tf.convert_to_tensor(t) for t in tensors], **attrs)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_against_numpy(layout, masked, dtype):
+    xw4, xw3, xw1 = _r(2, 4, 8), _r(2, 4, 6), _r(2, 4, 2)
+    k4, k3, k1, b = _r(2, 8), _r(2, 6), _r(2, 2), _r(6)
+    h0, c0 = _r(2, 2), _r(2, 2)
+
+    def lay(a):
+        if layout == "transposed":
+            return np.asfortranarray(a)
+        if layout == "sliced":
+            wide = np.zeros(tuple(2 * n for n in a.shape))
+            wide[tuple(slice(None, None, 2) for _ in a.shape)] = a
+            return wide[tuple(slice(None, None, 2) for _ in a.shape)]
+        return a
+    mask = MASK if masked else None
+    cases = [(lstm_sequence, (xw4, k4, h0, c0), np_lstm(xw4, k4, h0, c0), {}),
+             (gru_sequence, (xw3, k3, b, h0), np_gru(xw3, k3, b, h0), {}),
+             (gru_sequence, (xw3, k3, b, h0), np_gru(xw3, k3, b, h0, reset_after=False),
+              {"reset_after": False}),
+             (simple_rnn_sequence, (xw1, k1, h0), np_simple(xw1, k1, h0), {})]
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for op, arrays, (step, states), attrs in cases:
+        got = _call(op, *[lay(a.astype(dtype)) for a in arrays], mask=mask, **attrs).numpy()
+        expected = np_loop(step, arrays[0], states, mask=mask)
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+def test_zero_output_and_recurrent_mask_values():
+    xw, k, h0, c0 = _r(2, 4, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    got = _call(lstm_sequence, xw, k, h0, c0, mask=MASK, recurrent_mask=RMASK,
+                zero_output_for_mask=True).numpy()
+    step, states = np_lstm(xw, k, h0, c0, rmask=RMASK)
+    np.testing.assert_allclose(got, np_loop(step, xw, states, MASK, True), rtol=1e-12)
+    assert np.all(got[1, :2, :2] == 0)  # masked steps output zeros
+
+
+def test_jacobian_batched_cotangents():
+    xw, k, h0 = _r(2, 3, 2), _r(2, 2), _r(2, 2)
+    x = tf.constant(xw)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = simple_rnn_sequence(x, tf.constant(k), tf.constant(h0), mask=MASK[:, :3])
+    jac = tape.jacobian(y, x).numpy()
+    eps = 1e-6
+    numeric = np.zeros(y.shape + x.shape)
+    for idx in np.ndindex(*xw.shape):
+        up, down = xw.copy(), xw.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        diff = (_call(simple_rnn_sequence, up, k, h0, mask=MASK[:, :3]).numpy()
+                - _call(simple_rnn_sequence, down, k, h0, mask=MASK[:, :3]).numpy())
+        numeric[(Ellipsis,) + idx] = diff / (2 * eps)
+    np.testing.assert_allclose(jac, numeric, rtol=1e-6, atol=1e-8)
+
+
+def _lstm(**attrs):
+    return lambda xw, k, h0, c0: lstm_sequence(xw, k, h0, c0, **attrs)
+
+
+def _gru(**attrs):
+    return lambda xw, k, b, h0: gru_sequence(xw, k, b, h0, **attrs)
+
+
+def _simple(**attrs):
+    return lambda xw, k, h0: simple_rnn_sequence(xw, k, h0, **attrs)
+
+
+def _lstm_args(b, t):
+    return _r(b, t, 8), _r(2, 8), _r(b, 2), _r(b, 2)
+
+
+def _gru_args(b, t):
+    return _r(b, t, 6), _r(2, 6), _r(6), _r(b, 2)
+
+
+def _simple_args(b, t):
+    return _r(b, t, 2), _r(2, 2), _r(b, 2)
+
+
+GRADCHECK_CASES = [
+    Case("lstm_sequence", _lstm(), *_lstm_args(2, 4), order=1),
+    Case("lstm_sequence_masked", _lstm(mask=MASK, recurrent_mask=RMASK), *_lstm_args(2, 4),
+         order=1),
+    Case("lstm_sequence_zero_output", _lstm(mask=MASK, zero_output_for_mask=True),
+         *_lstm_args(2, 4), order=1),
+    Case("lstm_sequence_transposed_input",
+         lambda xw, k, h0, c0: lstm_sequence(tf.transpose(xw, [1, 0, 2]), k, h0, c0),
+         _r(4, 2, 8), *_lstm_args(2, 4)[1:], order=1),
+    Case("lstm_sequence_empty_batch", _lstm(), *_lstm_args(0, 3), order=1),
+    Case("lstm_sequence_no_steps", _lstm(), *_lstm_args(2, 0), order=1),
+    Case("gru_sequence", _gru(), *_gru_args(2, 4), order=1),
+    Case("gru_sequence_masked", _gru(mask=MASK, recurrent_mask=RMASK), *_gru_args(2, 4),
+         order=1),
+    Case("gru_sequence_reset_before", _gru(reset_after=False, mask=MASK, recurrent_mask=RMASK),
+         *_gru_args(2, 4), order=1),
+    Case("gru_sequence_zero_output", _gru(mask=MASK, zero_output_for_mask=True),
+         *_gru_args(2, 4), order=1),
+    Case("gru_sequence_empty", _gru(), *_gru_args(0, 0), order=1),
+    Case("simple_rnn_sequence", _simple(), *_simple_args(2, 4), order=1),
+    Case("simple_rnn_sequence_masked", _simple(mask=MASK, recurrent_mask=RMASK),
+         *_simple_args(2, 4), order=1),
+    Case("simple_rnn_sequence_empty", _simple(), *_simple_args(0, 2), order=1),
+    Case("simple_rnn_sequence_no_steps", _simple(), *_simple_args(3, 0), order=1),
+]
+
+
+@pytest.mark.parametrize("case", GRADCHECK_CASES, ids=repr)
+def test_gradcheck(case):
+    case.check()
