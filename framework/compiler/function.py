@@ -101,7 +101,9 @@ class Function:
 
     @property
     def python_function(self):
-        return self._python_function
+        """The Python function; for a method, bound to its instance (made on each
+        access: the Function does not keep its instance alive)."""
+        return getattr(self._python_function, "bound_method", lambda: self._python_function)()
 
     @property
     def input_signature(self):
@@ -426,6 +428,7 @@ def _weakly_bound(function, instance, owner):
         return function(ref(), *args, **kwargs)
 
     weak_method.__signature__ = inspect.signature(method)
+    weak_method.bound_method = lambda: function.__get__(ref(), owner)
     return weak_method
 
 
