@@ -146,23 +146,40 @@ def faster(timings, default, margin=MARGIN):
     return best
 
 
-def time_calls(candidates, repeats, before=None, clock=None):
+def time_calls(candidates, repeats, before=None, budget=None, clock=None):
     """{name: [seconds, ...]}: each candidate (name -> callable) called `repeats`
-    times after one warm-up, the candidates taking turns, so that each call
-    follows other work as a call in a training step does; `before()`, untimed,
-    runs before every call (e.g. a BLAS product, whose workers may spin)."""
+    times after a first untimed call of each and one warm-up round, the
+    candidates taking turns, so that each
+    call follows other work as a call in a training step does; `before()`,
+    untimed, runs before every call (e.g. a BLAS product, whose workers may
+    spin). With a `budget` (seconds), fewer rounds when the warm-up round shows
+    that `repeats` would take longer, none when one round takes longer than
+    the budget: the warm-up's times are then the measurement (on a loaded
+    machine a threaded BLAS call can take 100 ms instead of 1)."""
     import time
     clock = clock or time.perf_counter
-    for call in candidates.values():
-        call()
-    timings = {name: [] for name in candidates}
-    for _ in range(repeats):
+
+    def one_round(timings):
         for name, call in candidates.items():
             if before is not None:
                 before()
             start = clock()
             call()
             timings[name].append(clock() - start)
+        return timings
+
+    for call in candidates.values():
+        call()  # untimed: a first call's compile or cache load is not its speed
+    started = clock()
+    warm = one_round({name: [] for name in candidates})
+    if budget is not None:
+        round_time = clock() - started  # `before` included
+        repeats = min(repeats, int(budget / round_time)) if round_time > 0 else repeats
+        if repeats < 1:
+            return warm
+    timings = {name: [] for name in candidates}
+    for _ in range(repeats):
+        one_round(timings)
     return timings
 
 

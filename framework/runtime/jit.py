@@ -162,14 +162,14 @@ def _measure_threads():
     if _DEFAULT_THREADS < 2:
         return "one", {"threads": _DEFAULT_THREADS}
     kernel = _probe_pair[0].kernel
-    a = np.ones((256, 256), np.float32)
+    a = np.ones((96, 96), np.float32)  # 96**3 multiply-adds: OpenBLAS threads it
     details, wins = {"threads": _DEFAULT_THREADS}, []
     for size in (1 << 14, 1 << 17):  # ~0.05 and ~0.4 ms on one Xeon core
         x, out = np.ones(size, np.float32), np.empty(size, np.float32)
         timings = calibration.time_calls(
             {"one": lambda: _run_on(1, kernel, (x, out)),
              "many": lambda: _run_on(_DEFAULT_THREADS, kernel, (x, out))},
-            repeats=15, before=lambda: a @ a)
+            repeats=15, before=lambda: a @ a, budget=0.02)
         details[str(size)] = {k: statistics.median(v) for k, v in timings.items()}
         wins.append(calibration.faster(timings, default="many", margin=_ONE_THREAD_MARGIN))
     return wins[-1], details

@@ -124,11 +124,26 @@ def test_faster_needs_the_margin_to_leave_the_default():
 def test_time_calls_takes_turns_and_runs_before_untimed():
     calls = []
     ticks = iter(range(100))
+    # the clock is also read around the warm-up round: one tick each
     timings = calibration.time_calls({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")},
                                      repeats=2, before=lambda: calls.append("-"),
                                      clock=lambda: next(ticks))
-    assert calls == ["a", "b", "-", "a", "-", "b", "-", "a", "-", "b"]
+    assert calls == ["a", "b"] + ["-", "a", "-", "b"] * 3  # first calls, warm-up, two rounds
     assert timings == {"a": [1, 1], "b": [1, 1]}
+
+
+def test_time_calls_keeps_within_its_budget():
+    calls = []
+    ticks = iter(range(0, 1000, 10))  # every call takes 10 "seconds"
+    timings = calibration.time_calls({"a": lambda: calls.append("a")}, repeats=9, budget=35,
+                                     clock=lambda: next(ticks))
+    # the warm-up round reads the clock 4 times: 30 "seconds", so one more round fits 35
+    assert timings == {"a": [10]} and len(calls) == 3  # first call, warm-up, one round
+    ticks = iter(range(0, 1000, 10))
+    calls.clear()
+    timings = calibration.time_calls({"a": lambda: calls.append("a")}, repeats=9, budget=5,
+                                     clock=lambda: next(ticks))
+    assert timings == {"a": [10]} and len(calls) == 2  # over budget: the warm-up is all
 
 
 # --- the GEMM routing ------------------------------------------------------
@@ -141,7 +156,7 @@ def _fake_timings(tapeflow_faster):
     `tapeflow_faster`, 3 ms elsewhere; BLAS always 2 ms."""
     calls = []
 
-    def time_calls(candidates, repeats, before=None, clock=None):
+    def time_calls(candidates, repeats, before=None, budget=None, clock=None):
         cls = list(gemm.SHAPE_CLASSES)[len(calls)]
         calls.append(cls)
         fast = 0.001 if cls in tapeflow_faster else 0.003
