@@ -58,9 +58,10 @@ def conform_to_input(symbolic, value):
     if value is None:
         return value
     target = symbolic.dtype
-    raw = value._value if isinstance(value, Tensor) else value
-    if isinstance(raw, np.ndarray) and raw.dtype.kind in "US":
-        value = constant(raw)  # text held as a NumPy str/bytes array: a string tensor
+    # A tensor's value is not read here (a traced step must not look at values; a
+    # string Tensor already holds bytes): only NumPy text arrays become string tensors.
+    if isinstance(value, np.ndarray) and value.dtype.kind in "US":
+        value = constant(value)
     dtype = value.dtype if isinstance(value, (Tensor, np.ndarray)) else None
     if dtype is None or np.dtype(getattr(dtype, "as_numpy_dtype", dtype)) != np.dtype(
             target.as_numpy_dtype):

@@ -35,8 +35,12 @@ class FunctionalGraph:
                                      "inputs.")
 
     def _topological_nodes(self):
-        """Depth-first post-order from the outputs, iterative (no recursion)."""
-        order, seen = [], set()
+        """The nodes in Keras's order (keras/src/ops/function.py, map_graph): by
+        decreasing depth from the outputs (a node deeper than every node that uses
+        its output, so the order runs them), ties by the order in which a depth-first
+        walk from the outputs first reaches each layer. `layers` follows it, so
+        weights files that Keras matches by position line up (ResNet, Inception)."""
+        post_order, seen, layer_index = [], set(), {}
         stack = [(t.node, False) for t in reversed(self.flat_outputs) if t.node is not None]
         while stack:
             node, expanded = stack.pop()
@@ -44,23 +48,37 @@ class FunctionalGraph:
                 continue
             if expanded:
                 seen.add(id(node))
-                order.append(node)
+                post_order.append(node)
                 continue
+            layer_index.setdefault(id(node.layer), len(layer_index))  # first reached
             stack.append((node, True))
             for parent in reversed(node.parents()):
                 if parent.node is not None and id(parent.node) not in seen:
                     stack.append((parent.node, False))
-        return order
+        node_depth, layer_depth = {}, {}
+        for node in reversed(post_order):
+            depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+            layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+            for parent in node.parents():
+                if parent.node is not None:
+                    node_depth[id(parent.node)] = max(depth + 1,
+                                                      node_depth.get(id(parent.node), 0))
+        self._layer_depth, self._layer_index = layer_depth, layer_index
+        rank = {id(node): i for i, node in enumerate(post_order)}
+        return sorted(post_order, key=lambda n: (-node_depth[id(n)],
+                                                 layer_index[id(n.layer)], rank[id(n)]))
 
     @property
     def layers(self):
-        """The layers of the graph, each once, in call order."""
-        found, seen = [], set()
+        """The layers of the graph, each once, in Keras's order: by decreasing depth,
+        ties by first reach from the outputs (see _topological_nodes)."""
+        found = {}
         for node in self.nodes:
-            if id(node.layer) not in seen and not getattr(node.layer, "_is_lambda_op", False):
-                seen.add(id(node.layer))
-                found.append(node.layer)
-        return found
+            layer = node.layer
+            if id(layer) not in found and not getattr(layer, "_is_lambda_op", False):
+                found[id(layer)] = layer
+        return sorted(found.values(), key=lambda layer: (-self._layer_depth[id(layer)],
+                                                         self._layer_index[id(layer)]))
 
     def _by_input_name(self, inputs):
         """A dict for a model whose inputs are a list: matched to the Inputs by name,

@@ -81,8 +81,6 @@ def written_by_keras(tmp_path_factory):
 @pytest.mark.parametrize("file_name", ["model.weights.h5", "keras2.h5"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_keras_weights_give_keras_predictions(written_by_keras, name, file_name):
-    if name in ORDER_DIFFERS:
-        pytest.xfail("model.layers is not in Keras's order (models/functional.py)")
     kwargs, size = CASES[name]
     folder = written_by_keras[name]
     model = getattr(applications, name)(weights=str(folder / file_name), include_top=False,
