@@ -32,7 +32,8 @@ import numpy as np
 from ..layers.base import Layer
 
 __all__ = ["require_h5py", "is_hdf5", "write_keras3", "read_keras3", "read_legacy",
-           "layer_entries", "checked_dataset"]
+           "layer_entries", "checked_dataset", "get_group", "names_attribute", "optimizer_keys",
+           "optimizer_state", "restore_optimizer"]
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 INSTALL_HINT = "pip install 'tapeflow[h5]'"
@@ -71,7 +72,7 @@ def _child(h5py, parent, name, where):
     return parent[name]
 
 
-def _group(h5py, root, path, where):
+def get_group(h5py, root, path, where):
     """The group at `path` ('a/b/c'), None if absent; ValueError if not a group."""
     node = root
     for part in path.split("/"):
@@ -91,7 +92,7 @@ def checked_dataset(h5py, group, name, where):
     weights: links, external or virtual storage, non-numeric dtypes, shape bombs."""
     parent, _, leaf = name.rpartition("/")
     if parent:
-        group = _group(h5py, group, parent, where)
+        group = get_group(h5py, group, parent, where)
     dataset = None if group is None else _child(h5py, group, leaf, where)
     if dataset is None:
         raise ValueError(f"Invalid HDF5 weights file: {where} is missing.")
@@ -221,7 +222,7 @@ def layer_entries(model):
     return entries
 
 
-def _optimizer_keys(optimizer):
+def optimizer_keys(optimizer):
     """The optimizer's state keys (optimizers/_state.py) in Keras 3's variable order."""
     keys = list(optimizer.get_state())
     head = [k for k in ("iterations", "learning_rate") if k in keys]
@@ -247,13 +248,13 @@ def write_keras3(model, target, include_optimizer=True):
             group = f.require_group("optimizer/vars")
             group.attrs["name"] = getattr(optimizer, "name", type(optimizer).__name__.lower())
             state = optimizer.get_state()
-            for i, key in enumerate(_optimizer_keys(optimizer)):
+            for i, key in enumerate(optimizer_keys(optimizer)):
                 group.create_dataset(str(i), data=state[key])
 
 
 def _vars_group(h5py, f, path):
-    group = _group(h5py, f, path, path or "/") if path else f
-    return None if group is None else _group(h5py, group, "vars", f"{path}/vars")
+    group = get_group(h5py, f, path, path or "/") if path else f
+    return None if group is None else get_group(h5py, group, "vars", f"{path}/vars")
 
 
 def _stored_count(group):
@@ -327,33 +328,52 @@ def _stored_name(f, where):
 
 
 def _optimizer_plan(h5py, f, model, source):
-    """(optimizer, state) to restore after the weights, or None (with a warning, as
-    Keras, when the file's optimizer state does not fit this optimizer)."""
-    optimizer = getattr(model, "optimizer", None)
     group = _vars_group(h5py, f, "optimizer")
-    if optimizer is None or group is None or not len(group.keys()):
+    if group is None or not len(group.keys()):
         return None
-    count = len(group.keys())
-    keys = _optimizer_keys(optimizer)
-    if count != len(keys) and not optimizer.built:
+    return optimizer_state(model, [checked_dataset(h5py, group, str(i), f"optimizer/vars/{i}")
+                                   for i in range(len(group.keys()))], source)
+
+
+def optimizer_state(model, datasets, source):
+    """(optimizer, state) from the file's optimizer variables in Keras's order, or None
+    (with a warning, as Keras) when their count does not fit this optimizer.
+
+    Raises:
+        ValueError: for a variable whose shape differs, naming it.
+    """
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None or not datasets:
+        return None
+    reference = optimizer
+    if len(datasets) != len(optimizer_keys(optimizer)) and not optimizer.built:
         # The file's optimizer had taken a step: its slots fit this one once built.
-        probe = type(optimizer).from_config(optimizer.get_config())
-        probe.build(model.trainable_variables)
-        keys = _optimizer_keys(probe)
-    if count != len(keys):
+        reference = type(optimizer).from_config(optimizer.get_config())
+        reference.build(model.trainable_variables)
+    keys, shapes = optimizer_keys(reference), reference.get_state()
+    if len(datasets) != len(keys):
         _logger.warning("Skipping the optimizer state in %s: it holds %d variables but "
-                        "optimizer %r has %d.", source, count, type(optimizer).__name__,
-                        len(keys))
+                        "optimizer %r has %d.", source, len(datasets),
+                        type(optimizer).__name__, len(keys))
         return None
-    state = {}
-    for i, key in enumerate(keys):
-        dataset = checked_dataset(h5py, group, str(i), f"optimizer/vars/{i}")
-        state[key] = np.asarray(dataset[()])
-    return optimizer, state
+    for key, dataset in zip(keys, datasets):
+        if tuple(dataset.shape) != shapes[key].shape:
+            raise ValueError(f"Optimizer variable {key!r} of {type(optimizer).__name__} has "
+                             f"shape {shapes[key].shape} but {source} has "
+                             f"{tuple(dataset.shape)} (at {dataset.name!r}). Nothing was "
+                             "loaded.")
+    return optimizer, {key: np.asarray(dataset[()]) for key, dataset in zip(keys, datasets)}
+
+
+def restore_optimizer(model, datasets, source):
+    """Restore the optimizer from the file's variables (Keras's order), if they fit."""
+    plan = optimizer_state(model, datasets, source)
+    if plan is not None:
+        plan[0].set_state(plan[1], var_list=model.trainable_variables)
 
 
 # -- Keras 2's layout --------------------------------------------------------------------
-def _names_attribute(group, name):
+def names_attribute(group, name):
     """An attribute list, possibly split into name0, name1, ... chunks (as Keras 2)."""
     if name in group.attrs:
         values = list(group.attrs[name])
@@ -374,12 +394,12 @@ def read_legacy(model, f, source, by_name=False, skip_mismatch=False):
     layers with weights, as Keras 2's `load_weights`, or by layer name."""
     h5py = require_h5py()
     if "model_weights" in f:
-        f = _group(h5py, f, "model_weights", "model_weights")
-    layer_names = _names_attribute(f, "layer_names")
+        f = get_group(h5py, f, "model_weights", "model_weights")
+    layer_names = names_attribute(f, "layer_names")
     saved = []
     for name in layer_names:
-        group = _group(h5py, f, name, name)
-        weight_names = [] if group is None else _names_attribute(group, "weight_names")
+        group = get_group(h5py, f, name, name)
+        weight_names = [] if group is None else names_attribute(group, "weight_names")
         if weight_names:
             saved.append((name, [checked_dataset(h5py, group, w, f"{name}/{w}")
                                  for w in weight_names]))

@@ -41,8 +41,8 @@ _INERT_KERAS_VALUES = {"renorm_momentum": 0.99}
 
 
 def _accepted_arguments(cls):
-    """Constructor arguments of `cls` (through the **kwargs chain up to Layer), or None
-    when any name may be accepted."""
+    """Constructor arguments of `cls` (through the **kwargs chain up to the base class),
+    or None when its signature cannot be read."""
     names = set()
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
@@ -57,7 +57,7 @@ def _accepted_arguments(cls):
             return names | {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
         if not any(p.kind == p.VAR_KEYWORD for p in params):
             return names
-    return None
+    return names  # tapeflow's base classes check their **kwargs themselves
 
 
 def _fit_config(cls, config):
@@ -100,11 +100,24 @@ def _default_attention_axes(spec):
     config = spec.get("config", {})
     shapes = (spec.get("build_config") or {}).get("shapes_dict") or {}
     query = shapes.get("query_shape")
+    nodes = spec.get("inbound_nodes") or [None]
+    first = nodes[0].get("args") if isinstance(nodes[0], dict) else None
+    if query is None and first and isinstance(first[0], dict):
+        query = (first[0].get("config") or {}).get("shape")  # the query tensor's
     axes = config.get("attention_axes") if isinstance(config, dict) else None
     if (spec.get("class_name") == "MultiHeadAttention" and axes is not None and query
             and list(axes) == list(range(1, len(query) - 1))):
         return dict(spec, config=dict(config, attention_axes=None))
     return spec
+
+
+def _keras2_node(node):
+    """tf.keras 2's node, [[layer name, node index, tensor index, kwargs], ...], in
+    Keras 3's form: the referenced tensors (one, or a list) as the call's input."""
+    refs = [{"class_name": "__keras_tensor__", "config": {"keras_history": list(entry[:3])}}
+            for entry in node]
+    kwargs = node[0][3] if node and len(node[0]) > 3 else {}
+    return {"args": [refs[0] if len(refs) == 1 else refs], "kwargs": kwargs}
 
 
 class _Reader:
@@ -192,6 +205,8 @@ class _Reader:
 
     def functional(self, config, cls):
         outputs, pending = {}, []
+        keras2 = any(not isinstance(node, dict) for spec in config["layers"]
+                     for node in spec.get("inbound_nodes", []))
         for spec in config["layers"]:
             name = spec.get("name") or spec["config"]["name"]
             if spec["class_name"] == "InputLayer":
@@ -202,10 +217,8 @@ class _Reader:
                 continue
             layer = self.layer(spec)
             for index, node in enumerate(spec.get("inbound_nodes", [])):
-                if not isinstance(node, dict):
-                    raise ValueError(f"Layer {name!r}: inbound nodes in Keras 2's list form "
-                                     "are not supported; re-save the model with Keras 3.")
-                pending.append((layer, name, index, node))
+                pending.append((layer, name, index, node if isinstance(node, dict)
+                                else _keras2_node(node)))
 
         def resolve(value):
             if isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
@@ -243,8 +256,10 @@ class _Reader:
             if isinstance(value, dict):
                 return {k: refs(v) for k, v in value.items()}
             return [refs(v) for v in value]
-        return cls(inputs=refs(config["input_layers"]), outputs=refs(config["output_layers"]),
-                   name=config.get("name"))
+        ends = [refs(config["input_layers"]), refs(config["output_layers"])]
+        if keras2:  # tf.keras 2 listed even one input or output, and unwrapped it on load
+            ends = [v[0] if isinstance(v, list) and len(v) == 1 else v for v in ends]
+        return cls(inputs=ends[0], outputs=ends[1], name=config.get("name"))
 
 
 def model_from_keras(spec, custom_objects=None, safe_mode=True):

@@ -19,8 +19,9 @@ Keras's own files (keras_format.py, keras_reader.py, h5_format.py; HDF5 needs th
 `model.save("m.keras")` write Keras 3's layouts when h5py is installed (without
 it, `model.save` writes tapeflow's zip above and says so in a warning);
 `load_weights` reads Keras 3's .weights.h5 and .keras and Keras 2's .h5 (by
-position, or `by_name`, with `skip_mismatch`); `load_model` tells tapeflow's
-zip from Keras's by content. Archives are checked before anything is read:
+position, or `by_name`, with `skip_mismatch`); `model.save("m.h5")` and
+`load_model` handle Keras's legacy HDF5 model file (legacy_h5.py); `load_model`
+tells tapeflow's zip, Keras's zip and HDF5 apart by content. Archives are checked before anything is read:
 member names with `..` or an absolute path and members or totals that
 decompress to far more than they store are refused.
 
@@ -42,7 +43,7 @@ from ..runtime.atomic_files import atomic_write
 from ..core import nest
 from ..layers.input_layer import Input
 from ..layers.serialization import deserialize
-from . import h5_format, keras_format, keras_reader
+from . import h5_format, keras_format, keras_reader, legacy_h5
 
 __all__ = ["save_weights", "load_weights", "save_model", "load_model"]
 
@@ -300,8 +301,13 @@ def functional_from_config(cls, config, custom_objects=None):
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """Write Keras 3's .keras zip (metadata.json, config.json, model.weights.h5) when
     h5py is installed and the model is Sequential or functional; else tapeflow's zip
-    (config.json, model.weights.npz, optimizer.npz), which `load_model` reads too."""
-    if _keras_format_possible(model):
+    (config.json, model.weights.npz, optimizer.npz), which `load_model` reads too.
+    A name ending in .h5 or .hdf5 gets Keras's legacy HDF5 model file (legacy_h5.py)."""
+    if os.fspath(filepath).endswith((".h5", ".hdf5")):  # Keras's legacy HDF5 model file
+        buffer = io.BytesIO()
+        legacy_h5.write_model(model, buffer, _KERAS_VERSION, include_optimizer)
+        data = buffer.getvalue()
+    elif _keras_format_possible(model):
         data = _keras_archive_bytes(model, include_optimizer)
     else:
         data = _tapeflow_archive_bytes(model, include_optimizer)
@@ -409,9 +415,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                              "): load a tapeflow SavedModel of a tf.Module or of a subclassed "
                              "model with tf.saved_model.load.")
         filepath = inner
-    if h5_format.is_hdf5(_file_head(filepath)):
-        raise ValueError(f"{filepath} is an HDF5 file (Keras 2's whole-model .h5): build the "
-                         "model in code and call model.load_weights on it.")
+    if h5_format.is_hdf5(_file_head(filepath)):  # the legacy .h5 of Keras 3 and tf.keras 2
+        with h5_format.require_h5py().File(filepath, "r") as f:
+            return legacy_h5.read_model(f, filepath, custom_objects, compile, safe_mode)
     try:
         with zipfile.ZipFile(filepath) as archive:
             _checked_archive(archive, filepath)

@@ -7,6 +7,7 @@ trips with real Keras run when keras is importable, or when KERAS_PYTHON names a
 interpreter that has it (skipped otherwise, as in CI)."""
 
 import importlib.util
+import itertools
 import json
 import os
 import subprocess
@@ -231,85 +232,6 @@ def test_functional_model_with_a_shared_layer_round_trips(tmp_path):
                                   loaded.predict([xa, xb], verbose=0))
 
 
-# -- Keras 2's .h5 -----------------------------------------------------------------------
-def write_keras2_h5(path, layer_weights, h5py, whole_model=False):
-    """tf.keras 2's layout: attribute layer_names; per layer attribute weight_names."""
-    with h5py.File(path, "w") as f:
-        root = f.create_group("model_weights") if whole_model else f
-        root.attrs["layer_names"] = [name.encode() for name, _ in layer_weights]
-        root.attrs["backend"] = b"tensorflow"
-        root.attrs["keras_version"] = b"2.15.0"
-        for name, weights in layer_weights:
-            group = root.create_group(name)
-            names = [f"{name}/{w}:0".encode() for w, _ in weights]
-            group.attrs["weight_names"] = names
-            for (w, value) in weights:
-                group.create_dataset(f"{name}/{w}:0", data=value)
-
-
-def keras2_layers():
-    w = keras_weights()
-    return [("input_1", []), ("dense", [("kernel", w[0]), ("bias", w[1])]),
-            ("dropout", []), ("dense_1", [("kernel", w[2]), ("bias", w[3])])], w
-
-
-def fresh(names=("first", "second"), widths=(8, 3)):
-    return tf.keras.Sequential([tf.keras.Input(shape=(4,)),
-                                layers.Dense(widths[0], "relu", name=names[0]),
-                                layers.Dropout(0.5),
-                                layers.Dense(widths[1], name=names[1])])
-
-
-@pytest.mark.parametrize("whole_model", [False, True])
-def test_keras_2_h5_loads_by_position(tmp_path, whole_model):
-    h5py = h5py_or_skip()
-    saved, w = keras2_layers()
-    write_keras2_h5(tmp_path / "k2.h5", saved, h5py, whole_model)
-    model = fresh()
-    model.load_weights(tmp_path / "k2.h5")
-    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
-    np.testing.assert_allclose(model.predict(x, verbose=0), expected_prediction(x, w),
-                               rtol=1e-5, atol=1e-6)
-
-
-def test_keras_2_h5_by_name_and_skip_mismatch(tmp_path):
-    h5py = h5py_or_skip()
-    saved, w = keras2_layers()
-    write_keras2_h5(tmp_path / "k2.h5", saved, h5py)
-    model = fresh(names=("dense_1", "dense"), widths=(8, 3))  # names swapped: shapes differ
-    with pytest.raises(ValueError, match=r"Shape mismatch in layer #0 \(named dense in the "
-                                         r"current model.* for weight dense/kernel\. Weight "
-                                         r"expects shape \(8, 3\)\..*with shape \(4, 8\)"):
-        saving.load_weights(model, tmp_path / "k2.h5", by_name=True)
-    renamed = fresh(names=("other", "dense_1"), widths=(8, 3))
-    before = renamed.get_weights()
-    saving.load_weights(renamed, tmp_path / "k2.h5", by_name=True)
-    np.testing.assert_array_equal(renamed.get_weights()[0], before[0])  # no 'other' saved
-    np.testing.assert_array_equal(renamed.get_weights()[2], w[2])
-    wrong = fresh(names=("dense", "dense_1"), widths=(8, 5))
-    kept = wrong.get_weights()
-    saving.load_weights(wrong, tmp_path / "k2.h5", by_name=True, skip_mismatch=True)
-    np.testing.assert_array_equal(wrong.get_weights()[0], w[0])
-    np.testing.assert_array_equal(wrong.get_weights()[2], kept[2])
-
-
-def test_keras_2_h5_of_another_architecture_names_it_and_changes_nothing(tmp_path):
-    h5py = h5py_or_skip()
-    saved, _ = keras2_layers()
-    write_keras2_h5(tmp_path / "k2.h5", saved, h5py)
-    model = fresh(widths=(8, 5))
-    before = model.get_weights()
-    with pytest.raises(ValueError, match=r"layer #1 \(named second.*dense_1.*kernel.*"
-                                         r"\(8, 5\).*\(8, 3\)"):
-        model.load_weights(tmp_path / "k2.h5")
-    for a, b in zip(before, model.get_weights()):
-        np.testing.assert_array_equal(a, b)
-    deeper = tf.keras.Sequential([tf.keras.Input(shape=(4,)), layers.Dense(8), layers.Dense(8),
-                                  layers.Dense(3)])
-    with pytest.raises(ValueError, match="Model expected 3 layers, found 2 saved layers"):
-        deeper.load_weights(tmp_path / "k2.h5")
-
-
 def test_keras_3_file_of_another_architecture_names_layer_and_weight(tmp_path):
     h5py_or_skip()
     make_model().save_weights(tmp_path / "w.weights.h5")
@@ -452,16 +374,19 @@ import numpy as np, keras
 d = sys.argv[1]
 for name, model in zoo(keras).items():
     x = np.load(os.path.join(d, name + "_x.npy"))
-    theirs = keras.models.load_model(os.path.join(d, "tf_" + name + ".keras"))
-    np.save(os.path.join(d, "keras_reads_" + name + ".npy"), theirs.predict(x, verbose=0))
-    model.save(os.path.join(d, "k_" + name + ".keras"))
+    for ext in (".keras", ".h5"):
+        theirs = keras.models.load_model(os.path.join(d, "tf_" + name + ext))
+        np.save(os.path.join(d, "keras_reads_" + name + ext + ".npy"),
+                theirs.predict(x, verbose=0))
+        model.save(os.path.join(d, "k_" + name + ext))
     np.save(os.path.join(d, "k_" + name + ".npy"), model.predict(x, verbose=0))
 """
 
 
 def test_layer_zoo_moves_both_ways_with_real_keras(tmp_path):
     """Convolutions, batch norm, recurrent layers, a wrapper and attention (whose
-    weights Keras keeps in sublayers), built by the same code in both libraries."""
+    weights Keras keeps in sublayers), built by the same code in both libraries, cross
+    as .keras and as the legacy .h5 model file."""
     python = keras_python()
     h5py_or_skip()
     scope = {}
@@ -474,12 +399,13 @@ def test_layer_zoo_moves_both_ways_with_real_keras(tmp_path):
     for name, model in scope["zoo"](tf.keras).items():
         np.save(tmp_path / f"{name}_x.npy", inputs[name])
         model.save(tmp_path / f"tf_{name}.keras")
+        model.save(tmp_path / f"tf_{name}.h5")  # Keras's legacy HDF5 model file
         ours[name] = model.predict(inputs[name], verbose=0)
     subprocess.run([python, "-c", ZOO_SCRIPT, str(tmp_path)], check=True, timeout=600,
                    capture_output=True)
-    for name, x in inputs.items():
-        np.testing.assert_allclose(np.load(tmp_path / f"keras_reads_{name}.npy"), ours[name],
-                                   rtol=1e-4, atol=1e-5)
-        loaded = tf.keras.models.load_model(tmp_path / f"k_{name}.keras")
+    for (name, x), ext in itertools.product(inputs.items(), (".keras", ".h5")):
+        np.testing.assert_allclose(np.load(tmp_path / f"keras_reads_{name}{ext}.npy"),
+                                   ours[name], rtol=1e-4, atol=1e-5)
+        loaded = tf.keras.models.load_model(tmp_path / f"k_{name}{ext}")
         np.testing.assert_allclose(loaded.predict(x, verbose=0),
                                    np.load(tmp_path / f"k_{name}.npy"), rtol=1e-4, atol=1e-5)
