@@ -145,6 +145,25 @@ class Layer(VariableTracking, Module):
     def input_dtype(self):
         return self._dtype
 
+    # -- the functional API's view of a layer: its first call on symbolic tensors --
+    def _first_node(self, what):
+        for ref in self.__dict__.get("_inbound_node_refs", ()):
+            node = ref()
+            if node is not None:
+                return node
+        raise AttributeError(f"Layer {self.name!r} has no inbound nodes: it has never been "
+                             f"called on symbolic tensors, so it has no defined {what}.")
+
+    @property
+    def input(self):
+        """The symbolic input of the layer's first call in a functional graph (Keras)."""
+        return self._first_node("input").inputs
+
+    @property
+    def output(self):
+        """The symbolic output of the layer's first call in a functional graph (Keras)."""
+        return self._first_node("output").outputs
+
     @property
     def input_spec(self):
         return self._input_spec

@@ -5,6 +5,8 @@ layer call between KerasTensors). `Layer.__call__` hands symbolic calls to
 Shapes are inferred by running each layer once on a small batch of zeros,
 outside any tape."""
 
+import weakref
+
 import numpy as np
 
 from ..core import nest
@@ -94,7 +96,7 @@ def is_symbolic(structure):
 class Node:
     """One layer call in a functional graph: the layer, its inputs and outputs."""
 
-    __slots__ = ("layer", "inputs", "args", "kwargs", "outputs")
+    __slots__ = ("layer", "inputs", "args", "kwargs", "outputs", "__weakref__")
 
     def __init__(self, layer, inputs, args, kwargs):
         self.layer = layer
@@ -141,4 +143,7 @@ def symbolic_call(layer, inputs, args, kwargs):
                                     name=f"{layer.name}/out{i}" if len(flat) > 1
                                     else layer.name))
     node.outputs = nest.pack_sequence_as(out, symbolic)
+    # Layer.input/output read the first call's node; weakly, so that a layer keeps no
+    # graph alive (the graph's tensors hold their nodes).
+    layer.__dict__.setdefault("_inbound_node_refs", []).append(weakref.ref(node))
     return node.outputs

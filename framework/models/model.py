@@ -113,6 +113,20 @@ class Model(Layer):
         return None if self._graph is None else self._graph.outputs
 
     @property
+    def input(self):
+        """A functional model's input (the one Input, or the structure of them), as Keras."""
+        if self._graph is None:
+            return super().input  # a subclassed model called on symbolic tensors
+        return self._graph.inputs
+
+    @property
+    def output(self):
+        """A functional model's output (the one tensor, or the structure of them)."""
+        if self._graph is None:
+            return super().output
+        return self._graph.outputs
+
+    @property
     def output_names(self):
         if self._graph is not None:
             names = []

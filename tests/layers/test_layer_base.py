@@ -448,3 +448,20 @@ def test_repr_and_non_layer_attributes_untouched():
     with L.no_tracking():
         layer.ref = L.Dense(1)
     assert layer.submodules == ()
+
+
+def test_layer_input_and_output_are_the_first_symbolic_call():
+    """Keras's `layer.output` / `model.input`, as the functional API guide uses them to
+    build a feature extractor from another model's layers."""
+    inputs = tf.keras.Input((4,), name="x")
+    hidden = tf.keras.layers.Dense(3, name="hidden")
+    h = hidden(inputs)
+    out = tf.keras.layers.Dense(2, name="out")(h)
+    model = tf.keras.Model(inputs, out)
+    assert hidden.input is inputs and hidden.output is h
+    assert model.input is inputs and model.output is out
+    extractor = tf.keras.Model(model.input, [layer.output for layer in model.layers])
+    first, second = extractor(np.ones((1, 4), np.float32))
+    assert first.shape == (1, 3) and second.shape == (1, 2)
+    with pytest.raises(AttributeError, match="'fresh' has no inbound nodes"):
+        tf.keras.layers.Dense(1, name="fresh").output
