@@ -50,36 +50,6 @@ def small_model(name):
     return _built[name]
 
 
-def keras_layer_order(model):
-    """The model's layers in the order Keras's `model.layers` lists them
-    (keras/src/ops/function.py, map_graph): by decreasing depth from the inputs,
-    ties by the pre-order of a depth-first walk from the outputs. tapeflow's own
-    `model.layers` is in the order of a post-order walk, which differs where the
-    graph branches."""
-    index, post_order, seen = {}, [], set()
-
-    def visit(node):  # the models here are a few hundred nodes deep at most
-        if id(node) in seen:
-            return
-        index.setdefault(id(node.layer), len(index))
-        for parent in node.parents():
-            if parent.node is not None:
-                visit(parent.node)
-        seen.add(id(node))
-        post_order.append(node)
-
-    for output in tf.nest.flatten(model.outputs):
-        visit(output.node)
-    depth = {}
-    for node in reversed(post_order):
-        d = depth.setdefault(id(node), 0)
-        for parent in node.parents():
-            if parent.node is not None:
-                depth[id(parent.node)] = max(depth.get(id(parent.node), 0), d + 1)
-    ordered = sorted(post_order, key=lambda n: (-depth[id(n)], index[id(n.layer)]))
-    return [n.layer for n in ordered]
-
-
 def output_shape(model):
     return tuple(tf.nest.flatten(model.outputs)[0].shape)
 
@@ -102,7 +72,7 @@ def test_layers_equal_keras(name):
     if name == "VGG16":  # fc1's input is 1x1x512 at 32x32, 7x7x512 at 224x224
         keras_layers = [row if row[0] != "fc1" else ["fc1", "Dense", 512 * 4096 + 4096]
                         for row in keras_layers]
-    assert describe(keras_layer_order(model)) == keras_layers
+    assert describe(model.layers) == keras_layers
     mine = describe(model.layers)
     assert sorted(mine) == sorted(keras_layers)
     assert mine[:3] == keras_layers[:3] and mine[-2:] == keras_layers[-2:]
@@ -133,7 +103,7 @@ def test_large_variants_equal_keras(name):
     model = small_model(name)
     assert model.count_params() == KERAS[name]["total"]
     assert model.name == KERAS[name]["name"]
-    names = [layer.name for layer in keras_layer_order(model)]
+    names = [layer.name for layer in model.layers]
     assert names[:4] == KERAS[name]["first"][1:] and names[-5:] == KERAS[name]["last"]
     del _built[name]
 

@@ -28,11 +28,8 @@ CASES = {
     "InceptionV3": ({}, 75),
 }
 # Both formats are read by the position of a layer in model.layers (Keras 3's
-# file names each layer by its class and rank: 'layers/conv2d_1'), and
-# tapeflow's model.layers is not yet in Keras's order where these graphs branch
-# (keras_layer_order in test_applications.py is Keras's; with the model's graph
-# reordered by it, all three load and give Keras's predictions).
-ORDER_DIFFERS = {"ResNet50", "ResNet50V2", "InceptionV3"}
+# file names each layer by its class and rank: 'layers/conv2d_1'), which is
+# Keras's order in tapeflow too (models/functional.py), branching graphs included.
 
 KERAS_SCRIPT = """
 import json, os, sys
