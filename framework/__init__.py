@@ -30,7 +30,6 @@ from .api.array_ops import *  # noqa: E402,F401,F403 -- each module's __all__ is
 from .api.grid_ops import *  # noqa: E402,F401,F403
 from .api.indexing_ops import *  # noqa: E402,F401,F403
 from .api.scatter_ops import *  # noqa: E402,F401,F403
-from .compiler.function import function  # noqa: E402
 from .linalg import einsum, matmul, norm, tensordot  # noqa: E402
 from .math import *  # noqa: E402,F401,F403
 from .api.printing import print_ as print  # noqa: E402,A001
@@ -101,6 +100,8 @@ _LAZY = {
     # tf.py_function / tf.numpy_function (the tf.data guide's decoders)
     "py_function": ("api.py_func", "py_function"),
     "numpy_function": ("api.py_func", "numpy_function"),
+    # tf.function (the tracer loads on first use: a program without it never pays)
+    "function": ("compiler.function", "function"),
     # tf.Module (issue 15)
     "Module": ("module", "Module"),
     # issue 15 item 8: tf.summary (TensorBoard event files)
