@@ -46,8 +46,8 @@ def _format_shape(shapes):
     return str(shapes).replace("{", "").replace("}", "")
 
 
-def _label(box, show_shapes, show_dtype, show_layer_names, show_layer_activations,
-           show_trainable):
+def _label(box, show_shapes=False, show_dtype=False, show_layer_names=True,
+           show_layer_activations=False, show_trainable=False):
     """Keras's HTML-like table label for one box."""
     class_name = box["class_name"]
     cols = []
@@ -121,18 +121,42 @@ def graph_of(model):
     return boxes, edges
 
 
+def _is_graph_model(layer):
+    return type(layer).__name__ == "Sequential" and layer.layers or getattr(
+        layer, "_graph", None) is not None
+
+
+def _ends(model, boxes):
+    """(first box, last box) of a model drawn as a cluster: where edges from outside
+    enter it and leave it."""
+    graph = getattr(model, "_graph", None)
+    keys = list(boxes)
+    if graph is None or type(model).__name__ == "Sequential":
+        return keys[0], keys[-1]
+    last = [k for k, box in boxes.items() if any(
+        t.node is not None and t.node.layer is box["layer"] for t in graph.flat_outputs)]
+    return id(graph.flat_inputs[0]), (last or keys)[-1]
+
+
 def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=True,
                  rankdir="TB", expand_nested=False, dpi=200, subgraph=False,
                  show_layer_activations=False, show_trainable=False, splines="ortho"):
-    """The pydot.Dot graph of `model`'s layers (Keras 3's `keras.utils.model_to_dot`).
+    """The pydot.Dot graph of `model`'s layers (Keras 3's `keras.utils.model_to_dot`);
+    with `expand_nested`, a nested Sequential or functional model is a dashed cluster
+    of its own layers, and edges from outside enter its first box and leave its last."""
+    options = dict(show_shapes=show_shapes, show_dtype=show_dtype,
+                   show_layer_names=show_layer_names,
+                   show_layer_activations=show_layer_activations, show_trainable=show_trainable)
+    return _dot(model, rankdir, expand_nested, dpi, subgraph, splines, options)[0]
 
-    `expand_nested` is accepted and ignored: a nested model is drawn as one box
-    (tapeflow differs from Keras here, which draws its layers in a cluster).
-    """
+
+def _dot(model, rankdir, expand_nested, dpi, subgraph, splines, options):
+    """(the graph, (the box edges enter it by, the box they leave it from))."""
     pydot = _pydot()
     if subgraph:
         dot = pydot.Cluster(style="dashed", graph_name=model.name)
         dot.set("label", model.name)
+        dot.set("labeljust", "l")
     else:
         dot = pydot.Dot()
         dot.set("rankdir", rankdir)
@@ -141,19 +165,26 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
         dot.set("splines", splines)
         dot.set_node_defaults(shape="record")
     boxes, edges = graph_of(model)
+    entry, exit_ = {}, {}
     for key, box in boxes.items():
-        node = pydot.Node(str(key), label=_label(
-            box, show_shapes, show_dtype, show_layer_names, show_layer_activations,
-            show_trainable))
+        layer = box["layer"]
+        if expand_nested and layer is not None and layer is not model and _is_graph_model(layer):
+            cluster, (entry[key], exit_[key]) = _dot(layer, rankdir, True, dpi, True, splines,
+                                                     options)
+            dot.add_subgraph(cluster)
+            continue
+        node = pydot.Node(str(key), label=_label(box, **options))
         node.set("fontname", "Helvetica")
         node.set("border", "0")
         node.set("margin", "0")
         dot.add_node(node)
     for source, destination in edges:
-        edge = pydot.Edge(str(source), str(destination))
+        edge = pydot.Edge(str(exit_.get(source, source)), str(entry.get(destination,
+                                                                        destination)))
         edge.set("penwidth", "2")
         dot.add_edge(edge)
-    return dot
+    first, last = _ends(model, boxes)
+    return dot, (entry.get(first, first), exit_.get(last, last))
 
 
 def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,

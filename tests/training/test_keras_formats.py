@@ -72,6 +72,39 @@ def test_weights_h5_has_keras_3_layout(tmp_path):
     assert "optimizer/vars/14" not in tree
 
 
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.encoder = layers.Dense(5, activation="relu")
+        self.blocks = [layers.Dense(4), layers.Dense(4)]
+        self.head = layers.Dense(2)
+
+    def call(self, x):
+        x = self.encoder(x)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+def test_a_subclassed_models_layers_are_stored_by_attribute(tmp_path):
+    """As Keras 3 walks them (real Keras 3.15 writes exactly these paths for Net)."""
+    h5py_or_skip()
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    model = Net()
+    model(x)
+    model.save_weights(tmp_path / "net.weights.h5")
+    tree = h5_tree(tmp_path / "net.weights.h5")
+    assert sorted(k for k, v in tree.items() if isinstance(v, tuple)) == [
+        "blocks/dense/vars/0", "blocks/dense/vars/1", "blocks/dense_1/vars/0",
+        "blocks/dense_1/vars/1", "encoder/vars/0", "encoder/vars/1", "head/vars/0",
+        "head/vars/1"]
+    assert tree["blocks/dense_1/vars/0"] == (4, 4) and tree["encoder/vars/0"] == (3, 5)
+    other = Net()
+    other(x)
+    other.load_weights(tmp_path / "net.weights.h5")
+    np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
+
+
 def test_weights_h5_round_trip_resumes_training_bit_for_bit(tmp_path):
     h5py_or_skip()
     x, y = data()

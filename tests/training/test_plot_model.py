@@ -93,3 +93,25 @@ def test_bad_arguments():
         tf.keras.utils.plot_model(functional(), colour="red")
     with pytest.raises(ValueError, match="rankdir.*'XY'"):
         tf.keras.utils.plot_model(functional(), rankdir="XY")
+
+
+def test_expand_nested_draws_a_cluster_entered_and_left_at_its_ends():
+    pytest.importorskip("pydot", reason="pydot is an optional dependency of plot_model")
+    inner = tf.keras.Sequential([tf.keras.Input(shape=(4,)), layers.Dense(5, name="i1"),
+                                 layers.Dense(3, name="i2")], name="inner")
+    x = tf.keras.Input(shape=(4,), name="x")
+    model = tf.keras.Model(x, layers.Dense(2, name="head")(inner(x)))
+    ids = {str(id(layer)): layer.name for layer in [inner.layers[0], inner.layers[1],
+                                                    model.layers[-1], inner]}
+    ids.update({str(id(t)): t.name for t in tf.nest.flatten(model.inputs)})
+
+    def edges(dot):
+        found = list(dot.get_edges())
+        for sub in dot.get_subgraphs():
+            found += sub.get_edges()
+        return sorted((ids[e.get_source()], ids[e.get_destination()]) for e in found)
+    flat = tf.keras.utils.model_to_dot(model)
+    assert edges(flat) == [("inner", "head"), ("x", "inner")]
+    nested = tf.keras.utils.model_to_dot(model, expand_nested=True)
+    assert [sub.get_name() for sub in nested.get_subgraphs()] == ["cluster_inner"]
+    assert edges(nested) == [("i1", "i2"), ("i2", "head"), ("x", "i1")]
