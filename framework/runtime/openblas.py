@@ -37,7 +37,7 @@ import sys
 
 import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
 
-from .settings import ProcessSetting, record, scoped_environ, skip_reason
+from .settings import ProcessSetting, record, scoped_environ, skip_reason, user_setting
 
 __all__ = ["tune_openblas", "workers_spin_long", "set_num_threads", "size_pool",
            "THREAD_TIMEOUT"]
@@ -159,7 +159,9 @@ def size_pool(num_threads, environ=os.environ):
     why_not = skip_reason(environ, "TAPEFLOW_BLAS_TUNING")
     if why_not:
         return record(ProcessSetting(name, num_threads, None, False, why_not))
-    _sized = num_threads
+    _sized = num_threads  # what set_num_threads(0) goes back to
+    if user_setting("intra_op_parallelism_threads"):
+        return []  # the user's tf.config setting, applied by set_num_threads, stands
     counts = [e[1]() for e in map(_thread_entry_points, loaded_openblas_paths()) if e]
     if all(count == num_threads for count in counts):
         return []
