@@ -85,6 +85,25 @@ EXCLUSIONS = [
     ("tf.test.is_built_with_cuda", "GPU only (CUDA builds)"),
     ("tf.test.gpu_device_name", "GPU only"),
     ("tf.keras.mixed_precision", "float16/bfloat16 compute policies pay on GPU/TPU only; README: no mixed-precision policies"),
+    ("tf.Graph", "TF's graph objects (building graphs by hand, graph collections): tapeflow "
+     "has no graph objects; tf.function traces to its own executor"),
+    ("tf.autograph", "AutoGraph's source transformation: tapeflow.function traces without "
+     "rewriting Python (README: where tapeflow differs)"),
+    ("tf.experimental.dtensor", "DTensor shards tensors over GPU/TPU device meshes; tapeflow's "
+     "distribution is tf.distribute's data parallelism over MPI ranks"),
+    ("tf.distribute.Server", "TF's gRPC servers for parameter-server training; tapeflow "
+     "distributes over MPI (mpiexec), README: training on several processes or machines"),
+    ("tf.train.ClusterSpec", "TF's gRPC cluster description for parameter servers; tapeflow "
+     "distributes over MPI (mpiexec)"),
+    ("tf.distribute.experimental.ParameterServerStrategy", "parameter servers over TF's gRPC "
+     "runtime; tapeflow distributes over MPI (mpiexec)"),
+    ("tf.feature_column", "deprecated by TF since 2.13 and gone from Keras 3: Keras's "
+     "preprocessing layers (Normalization, StringLookup, CategoryEncoding, Hashing) replace it"),
+    ("tf.keras.layers.DenseFeatures", "the feature-column layer, deprecated with tf.feature_column"),
+    ("tf.experimental.numpy", "TF-NumPy, a second NumPy API over TF tensors; tapeflow tensors "
+     "take NumPy arrays directly, and keras.ops has the NumPy-style names"),
+    ("tf.profiler", "TF's profiler (XProf/TensorBoard's profile plugin) reads TF's runtime traces, "
+     "which tapeflow does not produce; profile with py-spy or cProfile"),
 ]
 
 ROOTS = {"tf": "tf", "tensorflow": "tf", "keras": "tf.keras"}
