@@ -207,8 +207,8 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False):
 
 def _no_by_name(by_name, filepath):
     if by_name:
-        raise ValueError(f"by_name=True reads Keras 2 .h5 files only; {filepath} is not one "
-                         "(Keras 3's files are matched by the model's structure).")
+        raise ValueError("`by_name` only supports loading legacy '.h5' or '.hdf5' files. "
+                         f"Received: {filepath}")
 
 
 def _is_keras_archive(filepath):
@@ -415,6 +415,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                              "): load a tapeflow SavedModel of a tf.Module or of a subclassed "
                              "model with tf.saved_model.load.")
         filepath = inner
+    if not os.path.isfile(filepath):
+        raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an "
+                         "accessible `.keras` zip file.")
     if h5_format.is_hdf5(_file_head(filepath)):  # the legacy .h5 of Keras 3 and tf.keras 2
         with h5_format.require_h5py().File(filepath, "r") as f:
             return legacy_h5.read_model(f, filepath, custom_objects, compile, safe_mode)

@@ -98,6 +98,9 @@ def test_keras_2_h5_by_name_and_skip_mismatch(tmp_path):
     saving.load_weights(renamed, tmp_path / "k2.h5", by_name=True)
     np.testing.assert_array_equal(renamed.get_weights()[0], before[0])  # no 'other' saved
     np.testing.assert_array_equal(renamed.get_weights()[2], w[2])
+    renamed.save_weights(tmp_path / "k3.weights.h5")
+    with pytest.raises(ValueError, match="`by_name` only supports loading legacy '.h5'"):
+        saving.load_weights(renamed, tmp_path / "k3.weights.h5", by_name=True)
     wrong = fresh(names=("dense", "dense_1"), widths=(8, 5))
     kept = wrong.get_weights()
     saving.load_weights(wrong, tmp_path / "k2.h5", by_name=True, skip_mismatch=True)

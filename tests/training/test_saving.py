@@ -60,6 +60,8 @@ def test_corrupted_and_truncated_files_fail_clearly(tmp_path):
     (tmp_path / "cut.npz").write_bytes(raw[: len(raw) // 2])
     with pytest.raises(ValueError, match="truncated, corrupted"):
         model.load_weights(tmp_path / "cut.npz")
+    with pytest.raises(ValueError, match="File not found: filepath=.*missing.keras"):
+        tf.keras.models.load_model(tmp_path / "missing.keras")
     (tmp_path / "junk.keras").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="truncated, corrupted"):
         tf.keras.models.load_model(tmp_path / "junk.keras")
