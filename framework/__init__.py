@@ -119,6 +119,12 @@ _LAZY = {
     "signal": "signal",
     # issue 15 item 8: tf.io (image codecs need the optional Pillow)
     "io": "io",
+    # issue 15 (the inventory): map_fn, TensorArray, graph-era no-ops
+    "map_fn": ("api.functional_ops", "map_fn"),
+    "group": ("api.functional_ops", "group"),
+    "no_op": ("api.functional_ops", "no_op"),
+    "identity_n": ("api.functional_ops", "identity_n"),
+    "TensorArray": ("api.tensor_array", "TensorArray"),
 }
 
 
