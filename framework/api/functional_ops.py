@@ -10,6 +10,9 @@ from ..core import dtypes, nest
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, TensorShape, as_tensor, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
+from ..ragged import ragged_ops
+from ..ragged.ragged_tensor import RaggedTensor
+from ..ragged.ragged_tensor_spec import RaggedTensorSpec
 from .array_ops import concat, identity, reshape, stack, stop_gradient, unstack, zeros
 
 __all__ = ["map_fn", "group", "no_op", "identity_n"]
@@ -31,7 +34,7 @@ def identity_n(input, name=None):  # noqa: A002 -- TF's name
 
 
 def _is_ragged_spec(spec):
-    return type(spec).__name__ == "RaggedTensorSpec"
+    return isinstance(spec, RaggedTensorSpec)
 
 
 def _as_spec(signature):
@@ -96,13 +99,12 @@ def _check_result(flat, specs, index, infer_shape, first_shapes):
 def _stack_results(column, spec, n):
     """The per-element results of one output stacked along a new axis 0."""
     if _is_ragged_spec(spec):  # rows of different lengths: their concatenation, cut by length
-        from ..ragged import ragged_ops  # only for a ragged signature
         if not all(isinstance(v, Tensor) for v in column):
             return ragged_ops.stack(list(column), axis=0)
         rows = [v if len(v.shape) else reshape(v, (1,)) for v in column]
         lengths = convert_to_tensor([v.shape[0] for v in rows], dtype=dtypes.int64)
         values = concat(rows, axis=0) if rows else zeros((0,), dtype=spec.dtype)
-        return ragged_ops.RaggedTensor.from_row_lengths(values, lengths)
+        return RaggedTensor.from_row_lengths(values, lengths)
     if n == 0:  # TF's empty TensorArray: (0,) + the signature's shape when fully known
         known = spec.shape.rank is not None and spec.shape.is_fully_defined()
         return zeros((0,) + (tuple(spec.shape.as_list()) if known else ()), dtype=spec.dtype)
