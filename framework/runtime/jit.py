@@ -4,8 +4,8 @@ cache directory) through a Numba cache locator of their own, loads Numba's
 threading layer with OpenMP's spin settings scoped to that load (openmp.py),
 picks the thread count from the CPU affinity, the user's tf.config.threading
 setting and the calibration (`kernel_threads`, which also says how Numba's,
-BLAS's and a co-loaded OpenMP pool share the cores), and declares the fastmath flags
-once. It leaves os.environ, Numba's config and the user's own Numba functions
+BLAS's and a co-loaded OpenMP pool share the cores), and declares the
+fastmath flags once. It leaves os.environ, Numba's config and the user's own Numba functions
 as they were."""
 
 import os
@@ -155,16 +155,17 @@ _ONE_THREAD_MARGIN = 0.25
 
 
 def _measure_threads():
-    """('many' or 'one', the timings): the probe kernel on one thread against
-    all of them, at the sizes of a step's elementwise kernels, each call after
-    a threaded BLAS product (so that spinning BLAS or OpenMP workers count)."""
+    """('many' or 'one', the timings): the probe kernel (compute-bound, as the
+    convolutions and the GEMM are) on one thread against all of them, at two
+    sizes, each call after a threaded BLAS product (so that BLAS or OpenMP
+    workers still spinning count); decided by the larger size."""
     import numpy as np
     if _DEFAULT_THREADS < 2:
         return "one", {"threads": _DEFAULT_THREADS}
     kernel = _probe_pair[0].kernel
     a = np.ones((96, 96), np.float32)  # 96**3 multiply-adds: OpenBLAS threads it
     details, wins = {"threads": _DEFAULT_THREADS}, []
-    for size in (1 << 14, 1 << 17):  # ~0.05 and ~0.4 ms on one Xeon core
+    for size in (1 << 15, 1 << 19):  # ~0.04 and ~0.6 ms on one Xeon core: a W3 kernel
         x, out = np.ones(size, np.float32), np.empty(size, np.float32)
         timings = calibration.time_calls(
             {"one": lambda: _run_on(1, kernel, (x, out)),
