@@ -88,8 +88,8 @@ def _dump_function(fn):
             "code": code, "defaults": to_keras(fn.__defaults__), "closure": closure}}
     name = registry.get_registered_name(fn)
     if ">" in str(name):
-        return {"module": fn.__module__, "class_name": "function",
-                "config": name.rpartition(">")[2], "registered_name": name}
+        return {"module": fn.__module__, "class_name": "function", "config": name,
+                "registered_name": name}
     return getattr(fn, "__name__", str(fn))  # tapeflow's activations by name
 
 
@@ -125,7 +125,13 @@ def _shape(shape):
 def layer_to_keras(layer):
     if type(layer).__name__ == "Sequential" or getattr(layer, "_graph", None) is not None:
         return model_to_keras(layer, with_compile=False)
-    out = _keras_object(type(layer).__name__, to_keras(layer.get_config()), type(layer))
+    config = to_keras(layer.get_config())
+    for key, value in config.items():  # a registered function, e.g. a custom activation,
+        held = getattr(layer, key, None)  # which get_config gives by its bare name
+        if isinstance(value, str) and callable(held) and ">" in str(
+                registry.get_registered_name(held)):
+            config[key] = _dump_function(held)
+    out = _keras_object(type(layer).__name__, config, type(layer))
     built_shape = getattr(layer, "_build_input_shape", None)
     if layer.built and built_shape is not None and _builds_from_one_shape(layer):
         out["build_config"] = {"input_shape": _batch_free(to_keras(built_shape))}

@@ -111,6 +111,13 @@ def _default_attention_axes(spec):
     return spec
 
 
+def _activation(name):
+    try:
+        return activations.get(name)
+    except ValueError:
+        return None
+
+
 def _keras2_node(node):
     """tf.keras 2's node, [[layer name, node index, tensor index, kwargs], ...], in
     Keras 3's form: the referenced tensors (one, or a list) as the call's input."""
@@ -131,7 +138,8 @@ class _Reader:
         if not isinstance(value, dict):
             return value
         if not ("class_name" in value and "config" in value):
-            return {k: self.value(v, what) for k, v in value.items()}
+            return {k: self._named_activation(v) if k.endswith("activation") else
+                    self.value(v, what) for k, v in value.items()}
         name, inner = value["class_name"], value["config"]
         if name == "__keras_tensor__":
             return value  # resolved by `functional`
@@ -144,8 +152,9 @@ class _Reader:
         if name in ("DTypePolicy", "FloatDTypePolicy"):
             return inner["name"]
         if name == "function":
-            fn = self.finder.find(inner, value.get("registered_name"))
-            fn = fn or getattr(activations, str(inner), None)
+            # Keras puts the registered name in "config" ("registered_name" is "function").
+            fn = self.finder.get(str(inner)) or self.finder.get(value.get("registered_name"))
+            fn = fn or _activation(str(inner))  # a name, never any attribute of a module
             if fn is None:
                 raise ValueError(f"Unknown function {value.get('registered_name') or inner!r} "
                                  f"in {what}: register it with @tf.keras.utils."
@@ -167,6 +176,12 @@ class _Reader:
             if not (top and issubclass(cls, Layer)):  # tapeflow's get()s and wrappers
                 return {"class_name": name, "config": config}  # take dicts
         return _from_config(cls, config, what)
+
+    def _named_activation(self, value):
+        """An activation given by name: tapeflow's, else a registered function's."""
+        if isinstance(value, str) and _activation(value) is None:
+            return self.finder.get(value) or value  # tapeflow's check names a stray one
+        return self.value(value, "an activation")
 
     def layer(self, spec):
         name = spec.get("name") or spec.get("config", {}).get("name")

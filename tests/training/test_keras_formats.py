@@ -224,6 +224,33 @@ def test_a_keras_config_option_tapeflow_lacks_is_named(tmp_path):
         tf.keras.models.load_model(tmp_path / "k.keras")
 
 
+@tf.keras.utils.register_keras_serializable(package="FormatsTest")
+def doubled_tanh(x):
+    return 2.0 * tf.math.tanh(x)
+
+
+def test_a_registered_activation_is_stored_as_keras_stores_it(tmp_path):
+    h5py_or_skip()
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),
+                                 layers.Dense(2, activation=doubled_tanh)])
+    model.save(tmp_path / "a.keras")
+    with zipfile.ZipFile(tmp_path / "a.keras") as archive:
+        config = json.loads(archive.read("config.json"))
+    dense = config["config"]["layers"][1]
+    assert dense["config"]["activation"]["class_name"] == "function"
+    assert dense["config"]["activation"]["registered_name"] == "FormatsTest>doubled_tanh"
+    x = np.array([[0.5, -1.0, 2.0]], np.float32)
+    loaded = tf.keras.models.load_model(tmp_path / "a.keras")
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+    # Keras 3.15 itself writes the registered name as "config" (registered_name "function").
+    dense["config"]["activation"] = {"module": "builtins", "class_name": "function",
+                                     "config": "FormatsTest>doubled_tanh",
+                                     "registered_name": "function"}
+    from tapeflow.models import keras_reader
+    rebuilt = keras_reader.model_from_keras(config)
+    assert rebuilt.layers[0].activation is doubled_tanh
+
+
 def test_saved_keras_archive_has_keras_members_and_config(tmp_path):
     h5py_or_skip()
     model = make_model()
