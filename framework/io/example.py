@@ -64,8 +64,9 @@ _SPEC_ATTR = {FixedLenFeature: "Tdense", FixedLenSequenceFeature: "Tdense",
               VarLenFeature: "sparse_types", RaggedFeature: "ragged_value_types"}
 
 
-def _feature_values(feature):
-    """(kind, list of values) of one serialized Feature (kind None when empty)."""
+def feature_values(feature):
+    """(kind, list of values) of one serialized Feature (kind None when empty);
+    also tf.train.Feature's decoder (train/example.py)."""
     for number, _, payload in message_fields(feature):
         kind = _KINDS.get(number)
         if kind is None:
@@ -103,7 +104,7 @@ def _example(serialized):
                         key = bytes(value)
                     elif field == 2:
                         feature = value
-                features[key.decode("utf-8")] = _feature_values(feature)
+                features[key.decode("utf-8")] = feature_values(feature)
     except (ValueError, IndexError, UnicodeDecodeError):
         raise InvalidArgumentError("Could not parse example input, value: "
                                    f"{serialized[:40]!r} [Op:ParseExampleV2]") from None

@@ -295,7 +295,5 @@ def test_options_are_accepted_and_missing_names_say_so(tmp_path):
     assert tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
     with pytest.raises(AttributeError, match="tf.saved_model.Asset is not implemented"):
         tf.saved_model.Asset
-    with pytest.raises(AttributeError, match="TFRecord"):
-        tf.train.Example
     with pytest.raises(AttributeError, match="tf.train.Server is not implemented"):
         tf.train.Server
