@@ -135,9 +135,11 @@ class _Cell(Layer):
 
     def fused(self, xw, states, mask, recurrent_mask, zero_output_for_mask):
         """All steps at once through the cell's fused op (ops/recurrent.py):
-        (batch, steps, (1 + states) * units), or None for activations it lacks."""
-        if self.activation is not activations.tanh or (
-                self._gates > 1 and self.recurrent_activation is not activations.sigmoid):
+        (batch, steps, (1 + states) * units), or None for the activations and
+        dtypes it lacks (the kernels are compiled for float32 and float64)."""
+        usual = self.activation is activations.tanh and (
+            self._gates == 1 or self.recurrent_activation is activations.sigmoid)
+        if not usual or xw._value.dtype not in (np.float32, np.float64):
             return None
         attrs = {"mask": None if mask is None or mask.all() else mask,
                  "recurrent_mask": None if recurrent_mask is None else recurrent_mask._value,

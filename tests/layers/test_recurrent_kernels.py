@@ -147,4 +147,8 @@ def test_other_activations_run_composed():
     x = RNG.standard_normal((2, 4, 3)).astype(np.float32)
     layer = LSTM(3, activation="relu", return_sequences=True)
     _same(layer, x)
-    assert layer.cell.fused(None, None, None, None, False) is None
+    xw = tf.zeros((2, 4, 12))
+    assert layer.cell.fused(xw, None, None, None, False) is None
+    float16 = LSTM(3)
+    float16(x)
+    assert float16.cell.fused(tf.cast(xw, "float16"), None, None, None, False) is None
