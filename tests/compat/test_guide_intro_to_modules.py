@@ -229,8 +229,10 @@ def test_saving_functions():
 @pytest.mark.xfail(strict=False, reason=(
     "needs tf.profiler.experimental.start: issue 15 (tf.summary.trace_on/trace_export "
     "exist and, by design, write no graph: tapeflow has none)"))
-def test_visualize_the_graph_in_tensorboard(tmp_path, monkeypatch):
+def test_visualize_the_graph_in_tensorboard(tmp_path, monkeypatch, request):
   monkeypatch.chdir(tmp_path)
+  # Not the page's: leave no trace on for later tests, whatever happens below.
+  request.addfinalizer(tf.summary.trace_off)
   # Set up logging.
   stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
   logdir = "logs/func/%s" % stamp
