@@ -219,7 +219,8 @@ def _functional_config(model):
 
 
 def model_to_keras(model, with_compile=True):
-    """The config.json dict of `model` (Sequential or functional)."""
+    """The config.json dict of `model`: Sequential, functional, or subclassed (its class
+    found again through the registry, `get_config`, and the shape it was built on)."""
     if type(model).__name__ == "Sequential":
         out = {"module": "keras", "class_name": "Sequential", "config": _sequential_config(model),
                "registered_name": None}
@@ -228,10 +229,10 @@ def model_to_keras(model, with_compile=True):
         out = {"module": "keras.src.models.functional", "class_name": "Functional",
                "config": _functional_config(model), "registered_name": "Functional"}
         shape = None
-    else:
-        raise ValueError(f"Keras's .keras format holds Sequential and functional models; "
-                         f"{type(model).__name__} is subclassed: save its weights with "
-                         "save_weights('w.weights.h5') and rebuild it in code.")
+    else:  # subclassed: rebuilt from its class (registered) and its first call's shape
+        out = _keras_object(type(model).__name__, to_keras(model.get_config()), type(model))
+        built = getattr(model, "_build_input_shape", None)
+        shape = to_keras(built) if model.built and built is not None else None
     out["build_config"] = {"input_shape": shape}
     if with_compile:
         out["compile_config"] = _compile_to_keras(model)

@@ -118,6 +118,15 @@ def _activation(name):
         return None
 
 
+def _symbolic_inputs(shape):
+    """Inputs of the saved shape: one, a list or a dict of them."""
+    if isinstance(shape, dict):
+        return {k: _symbolic_inputs(v) for k, v in shape.items()}
+    if shape and all(isinstance(s, (list, tuple)) for s in shape):
+        return [_symbolic_inputs(s) for s in shape]
+    return Input(batch_shape=tuple(shape))
+
+
 def _keras2_node(node):
     """tf.keras 2's node, [[layer name, node index, tensor index, kwargs], ...], in
     Keras 3's form: the referenced tensors (one, or a list) as the call's input."""
@@ -201,8 +210,22 @@ class _Reader:
         if "input_layers" in config:
             cls = self.finder.find(class_name, spec.get("registered_name"), spec.get("module"))
             return self.functional(config, cls or registered_class("Functional"))
-        raise ValueError(f"Cannot load a model of class {class_name!r}: tapeflow loads "
-                         "Sequential and functional models from .keras files.")
+        return self.subclassed(spec)
+
+    def subclassed(self, spec):
+        """A subclassed model: its class from the registry or custom_objects, built by a
+        symbolic call on the saved input shape (Keras's Model.build_from_config)."""
+        name = spec.get("registered_name") or spec["class_name"]
+        cls = self.finder.find(spec["class_name"], spec.get("registered_name"))
+        if not isinstance(cls, type) or not issubclass(cls, Layer):
+            raise ValueError(f"Unknown model class {name!r}: register it with @tf.keras.utils."
+                             "register_keras_serializable() or pass it in custom_objects.")
+        model = _from_config(cls, self.value(spec["config"], f"model {name!r}"),
+                             f"model {name!r}")
+        shape = (spec.get("build_config") or {}).get("input_shape")
+        if shape is not None and not model.weights:
+            model(_symbolic_inputs(shape))
+        return model
 
     def sequential(self, config):
         model = registered_class("Sequential")(name=config.get("name"))

@@ -300,7 +300,7 @@ def functional_from_config(cls, config, custom_objects=None):
 # -- whole models --------------------------------------------------------------------
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
     """Write Keras 3's .keras zip (metadata.json, config.json, model.weights.h5) when
-    h5py is installed and the model is Sequential or functional; else tapeflow's zip
+    h5py is installed; else tapeflow's zip
     (config.json, model.weights.npz, optimizer.npz), which `load_model` reads too.
     A name ending in .h5 or .hdf5 gets Keras's legacy HDF5 model file (legacy_h5.py)."""
     if os.fspath(filepath).endswith((".h5", ".hdf5")):  # Keras's legacy HDF5 model file
@@ -327,7 +327,7 @@ def _keras_format_possible(model):
                         "zip, which real Keras cannot read (%s gives Keras's format).",
                             h5_format.INSTALL_HINT)
         return False
-    return type(model).__name__ == "Sequential" or getattr(model, "_graph", None) is not None
+    return True
 
 
 def _keras_archive_bytes(model, include_optimizer):

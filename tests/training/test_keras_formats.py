@@ -72,9 +72,10 @@ def test_weights_h5_has_keras_3_layout(tmp_path):
     assert "optimizer/vars/14" not in tree
 
 
+@tf.keras.utils.register_keras_serializable(package="FormatsTest")
 class Net(tf.keras.Model):
-    def __init__(self):
-        super().__init__()
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
         self.encoder = layers.Dense(5, activation="relu")
         self.blocks = [layers.Dense(4), layers.Dense(4)]
         self.head = layers.Dense(2)
@@ -103,6 +104,13 @@ def test_a_subclassed_models_layers_are_stored_by_attribute(tmp_path):
     other(x)
     other.load_weights(tmp_path / "net.weights.h5")
     np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
+    model.save(tmp_path / "net.keras")  # rebuilt from its registered class and shape
+    with zipfile.ZipFile(tmp_path / "net.keras") as archive:
+        config = json.loads(archive.read("config.json"))
+    assert config["registered_name"] == "FormatsTest>Net"
+    assert config["build_config"] == {"input_shape": [4, 3]}
+    np.testing.assert_array_equal(tf.keras.models.load_model(tmp_path / "net.keras")(x).numpy(),
+                                  model(x).numpy())
 
 
 def test_weights_h5_round_trip_resumes_training_bit_for_bit(tmp_path):
@@ -414,10 +422,29 @@ def test_round_trip_with_real_keras(tmp_path):
 
 
 ZOO = """
+import numpy as np
+
+
 def zoo(keras):
     L = keras.layers
+
+    @keras.saving.register_keras_serializable(package="Zoo")
+    class Net(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.encoder = L.Dense(5, activation="relu")
+            self.blocks = [L.Dense(4), L.BatchNormalization()]
+
+        def call(self, x):
+            x = self.encoder(x)
+            for block in self.blocks:
+                x = block(x)
+            return x
+    net = Net()
+    net(np.zeros((1, 6), "float32"))
     q = keras.Input((4, 8))
     return {
+        "subclassed": net,
         "conv": keras.Sequential([keras.Input((8, 8, 3)), L.Conv2D(4, 3, padding="same"),
                                   L.BatchNormalization(), L.ReLU(), L.MaxPooling2D(),
                                   L.DepthwiseConv2D(3), L.Flatten(), L.Dense(3)]),
@@ -434,7 +461,7 @@ import numpy as np, keras
 d = sys.argv[1]
 for name, model in zoo(keras).items():
     x = np.load(os.path.join(d, name + "_x.npy"))
-    for ext in (".keras", ".h5"):
+    for ext in (".keras",) if name == "subclassed" else (".keras", ".h5"):
         theirs = keras.models.load_model(os.path.join(d, "tf_" + name + ext))
         np.save(os.path.join(d, "keras_reads_" + name + ext + ".npy"),
                 theirs.predict(x, verbose=0))
@@ -444,26 +471,31 @@ for name, model in zoo(keras).items():
 
 
 def test_layer_zoo_moves_both_ways_with_real_keras(tmp_path):
-    """Convolutions, batch norm, recurrent layers, a wrapper and attention (whose
-    weights Keras keeps in sublayers), built by the same code in both libraries, cross
-    as .keras and as the legacy .h5 model file."""
+    """A registered subclassed model, convolutions, batch norm, recurrent layers, a
+    wrapper and attention (whose weights Keras keeps in sublayers), built by the same
+    code in both libraries, cross as .keras and (but the subclassed one) as the legacy
+    .h5 model file."""
     python = keras_python()
     h5py_or_skip()
     scope = {}
     exec(ZOO, scope)
     rng = np.random.default_rng(0)
-    inputs = {"conv": rng.random((2, 8, 8, 3), dtype=np.float32),
+    inputs = {"subclassed": rng.random((3, 6), dtype=np.float32),
+              "conv": rng.random((2, 8, 8, 3), dtype=np.float32),
               "rnn": rng.integers(0, 10, (2, 5)).astype(np.int32),
               "attention": rng.random((2, 4, 8), dtype=np.float32)}
     ours = {}
     for name, model in scope["zoo"](tf.keras).items():
         np.save(tmp_path / f"{name}_x.npy", inputs[name])
         model.save(tmp_path / f"tf_{name}.keras")
-        model.save(tmp_path / f"tf_{name}.h5")  # Keras's legacy HDF5 model file
+        if name != "subclassed":
+            model.save(tmp_path / f"tf_{name}.h5")  # Keras's legacy HDF5 model file
         ours[name] = model.predict(inputs[name], verbose=0)
     subprocess.run([python, "-c", ZOO_SCRIPT, str(tmp_path)], check=True, timeout=600,
                    capture_output=True)
     for (name, x), ext in itertools.product(inputs.items(), (".keras", ".h5")):
+        if name == "subclassed" and ext == ".h5":
+            continue
         np.testing.assert_allclose(np.load(tmp_path / f"keras_reads_{name}{ext}.npy"),
                                    ours[name], rtol=1e-4, atol=1e-5)
         loaded = tf.keras.models.load_model(tmp_path / f"k_{name}{ext}")
