@@ -10,20 +10,20 @@ has taken a step (as Keras 3's weight files do, so BackupAndRestore resumes
 exactly). Loading matches by position and checks every shape first, so a
 fresh model of the same architecture loads it, and a mismatch changes nothing.
 
-Model file (`model.save`, a zip, conventionally .keras): config.json (the
-architecture from get_config and the compile arguments), model.weights.npz,
-and optimizer.npz (iterations and slots) when the model has an optimizer.
+tapeflow's model file (a zip, conventionally .keras, written by `model.save` when
+h5py is not installed): config.json (the architecture from get_config and the
+compile arguments), model.weights.npz, and optimizer.npz (iterations and slots)
+when the model has an optimizer.
 
-Keras's own files (keras_format.py, keras_reader.py, h5_format.py; HDF5 needs the optional h5py,
-`pip install 'tapeflow[h5]'`): `save_weights("w.weights.h5")` and
-`model.save("m.keras")` write Keras 3's layouts when h5py is installed (without
-it, `model.save` writes tapeflow's zip above and says so in a warning);
-`load_weights` reads Keras 3's .weights.h5 and .keras and Keras 2's .h5 (by
-position, or `by_name`, with `skip_mismatch`); `model.save("m.h5")` and
-`load_model` handle Keras's legacy HDF5 model file (legacy_h5.py); `load_model`
-tells tapeflow's zip, Keras's zip and HDF5 apart by content. Archives are checked before anything is read:
-member names with `..` or an absolute path and members or totals that
-decompress to far more than they store are refused.
+Keras's files (HDF5 through the optional h5py, `pip install 'tapeflow[h5]'`):
+`model.save("m.keras")` writes Keras 3's zip (config by keras_format.py, read by
+keras_reader.py; weights in h5_format.py's layout), `save_weights("w.weights.h5")`
+Keras 3's weights file, `model.save("m.h5")` Keras's legacy HDF5 model file
+(legacy_h5.py). `load_weights` reads Keras 3's .weights.h5 and .keras and Keras
+2's .h5 (by position, or `by_name`, with `skip_mismatch`); `load_model` tells
+tapeflow's zip, Keras's zip and HDF5 apart by content. Archives are checked
+before anything is read: member names with `..` or an absolute path, and
+members or totals that decompress to far more than they store, are refused.
 
 A SavedModel directory (`tf.saved_model.save(model, dir)`, framework/saved_model/)
 holds that file as `dir/keras_model.keras`, so `load_model(dir)` reads it too."""
@@ -307,7 +307,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
         buffer = io.BytesIO()
         legacy_h5.write_model(model, buffer, _KERAS_VERSION, include_optimizer)
         data = buffer.getvalue()
-    elif _keras_format_possible(model):
+    elif _h5py_available():
         data = _keras_archive_bytes(model, include_optimizer)
     else:
         data = _tapeflow_archive_bytes(model, include_optimizer)
@@ -317,15 +317,16 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
 _warned = []
 
 
-def _keras_format_possible(model):
+def _h5py_available():
+    """Whether Keras's format can be written; warns once when it cannot."""
     try:
         h5_format.require_h5py()
     except ImportError:
         if not _warned:
             _warned.append(True)
-            _logger.warning("h5py is not installed, so model.save writes tapeflow's own .keras "
-                        "zip, which real Keras cannot read (%s gives Keras's format).",
-                            h5_format.INSTALL_HINT)
+            _logger.warning("h5py is not installed, so model.save writes tapeflow's own "
+                            ".keras zip, which real Keras cannot read (%s gives Keras's "
+                            "format).", h5_format.INSTALL_HINT)
         return False
     return True
 
