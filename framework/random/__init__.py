@@ -1,4 +1,4 @@
-"""random.py is the public `tf.random` namespace and owns tapeflow's random
+"""random/ is the public `tf.random` namespace and owns tapeflow's random
 state. Every random value in tapeflow (these ops, initializers, dropout,
 shuffling in fit) comes from NumPy Generators handed out by this module, so a
 seeded program repeats. Ops built on random values (dropout) live elsewhere.
@@ -23,13 +23,21 @@ How streams are derived (TF 2's seeding rules, with NumPy generators):
 
 import numpy as np
 
-from .core import dtypes
-from .core.errors import InvalidArgumentError
-from .ops import math as _m
-from .core.tensor import Tensor, as_tensor
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.tensor import Tensor, as_tensor
+from ..ops import math as _m
+from ._checks import param as _param
+from ._checks import float_dtype as _float_dtype
+from ._checks import scale_shift as _scale_shift
+from ._checks import shape as _shape
+from .stateless import (fold_in, split, stateless_categorical, stateless_normal,
+                        stateless_truncated_normal, stateless_uniform)
 
 __all__ = ["set_seed", "generator", "normal", "uniform", "truncated_normal", "shuffle",
-           "categorical", "Generator", "get_global_generator"]
+           "categorical", "Generator", "get_global_generator", "stateless_uniform",
+           "stateless_normal", "stateless_truncated_normal", "stateless_categorical", "split",
+           "fold_in"]
 
 _DEFAULT_GLOBAL_SEED = 87654321  # TF's DEFAULT_GRAPH_SEED
 _SEED_MASK = 2**63 - 1  # SeedSequence entries must be non-negative
@@ -79,54 +87,10 @@ def _op_generator(seed):
     return np.random.default_rng([seed & _SEED_MASK, global_seed & _SEED_MASK, calls])
 
 
-def _shape(shape, op_name):
-    if isinstance(shape, Tensor):
-        shape = shape._value.tolist()
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    try:
-        shape = tuple(int(d) for d in shape)
-    except (TypeError, ValueError):
-        raise TypeError(f"{op_name}: shape must be a list of ints, got {shape!r}.") from None
-    if any(d < 0 for d in shape):
-        raise InvalidArgumentError(f"{op_name}: shape {list(shape)} has a negative dimension.")
-    return shape
-
-
-def _float_dtype(dtype, op_name):
-    d = dtypes.as_dtype(dtype)
-    if not d.is_floating:
-        raise InvalidArgumentError(f"Value for attr 'dtype' of {d.name} is not in the list of "
-                                   f"allowed values: half, bfloat16, float, double "
-                                   f"[Op:{op_name}]")
-    return d._np
-
-
 def _standard(rng, draw, shape, np_dtype):
     """Draw in float32 or float64 (NumPy's native precisions), then cast."""
     native = np_dtype if np_dtype in (np.float32, np.float64) else np.dtype(np.float32)
     return draw(rng, shape, native).astype(np_dtype, copy=False)
-
-
-def _scale_shift(values, scale, shift):
-    """`values * scale + shift`; tensor arguments get gradients, as in TF."""
-    out = Tensor(values)
-    dtype = values.dtype
-    if isinstance(scale, Tensor) or isinstance(shift, Tensor):
-        scale, shift = (_param(v, dtype) for v in (scale, shift))
-        return _m.add(_m.multiply(out, scale), shift)
-    return Tensor((values * np.asarray(scale, dtype) + np.asarray(shift, dtype)).astype(dtype))
-
-
-def _param(value, dtype):
-    """A distribution parameter as a Tensor of `dtype`; a Variable is used as it is,
-    so that a tape watching it sees the op."""
-    if not isinstance(value, Tensor):
-        return Tensor(np.asarray(value, dtype))
-    if value._value.dtype != dtype:
-        raise InvalidArgumentError(f"A distribution parameter of dtype {value.dtype.name} "
-                                   f"does not match the requested dtype {np.dtype(dtype)}.")
-    return value
 
 
 def _normal_draw(rng, shape, dtype):
