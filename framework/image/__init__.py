@@ -1,13 +1,16 @@
 """The public `tf.image` namespace: re-exports only. Geometric ops are in
 geometry.py, pixel-value ops in color.py and
 hsv.py, neighbourhood ops in filters.py,
-resizing in resizing.py; all take HWC or NHWC images, as TF does."""
+resizing in resizing.py; all take HWC or NHWC images, as TF does. The image
+codecs are tf.io's (io/images.py), which TF exposes under tf.image as well."""
 
 from .color import *  # noqa: F401,F403
 from .filters import *  # noqa: F401,F403
 from .geometry import *  # noqa: F401,F403
 from .hsv import *  # noqa: F401,F403
 from .resizing import *  # noqa: F401,F403
+from ..io.images import (decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,
+                         encode_jpeg, encode_png, is_jpeg)
 
 from . import color as _color
 from . import filters as _filters
@@ -16,4 +19,6 @@ from . import hsv as _hsv
 from . import resizing as _resize
 
 __all__ = (list(_geometry.__all__) + list(_color.__all__) + list(_hsv.__all__)
-           + list(_filters.__all__) + list(_resize.__all__))
+           + list(_filters.__all__) + list(_resize.__all__)
+           + ["decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp",
+              "encode_png", "encode_jpeg", "is_jpeg"])
