@@ -33,7 +33,7 @@ _ALIASES = {
     "applications": "tapeflow.applications",
 }
 # Modules of this package (Keras namespaces with no counterpart elsewhere).
-_OWN = ("preprocessing", "mixed_precision", "ops", "random", "saving", "utils")
+_OWN = ("preprocessing", "mixed_precision", "ops", "random", "saving", "utils", "config")
 _MODEL_NAMES = ("Model", "Sequential", "Input")
 
 

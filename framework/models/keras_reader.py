@@ -26,7 +26,8 @@ from ..layers.input_layer import Input
 from ..layers.serialization import registered_class
 from .keras_format import Finder
 
-__all__ = ["model_from_keras", "compile_from_keras", "LAMBDA_REFUSED"]
+__all__ = ["model_from_keras", "compile_from_keras", "LAMBDA_REFUSED",
+           "enable_unsafe_deserialization"]
 
 LAMBDA_REFUSED = (
     "Requested the deserialization of a `Lambda` layer whose `function` is a Python "
@@ -81,8 +82,18 @@ def _from_config(cls, config, what):
                          f"Keras config: {error}") from error
 
 
+_unsafe_deserialization = [False]  # set for the process by enable_unsafe_deserialization
+
+
+def enable_unsafe_deserialization():
+    """Let files give Lambda layers Python bytecode even where safe_mode is on, for the
+    rest of the process (keras.config.enable_unsafe_deserialization): only for files
+    you trust, since loading runs that code."""
+    _unsafe_deserialization[0] = True
+
+
 def _load_lambda(config, safe_mode):
-    if safe_mode:
+    if safe_mode and not _unsafe_deserialization[0]:
         raise ValueError(LAMBDA_REFUSED)
     code = marshal.loads(codecs.decode(config["code"].encode("ascii"), "base64"))
     main = sys.modules.get("__main__")

@@ -17,6 +17,7 @@ from ..training.compile_utils import LossContainer, MetricContainer
 from ..training.numerics import is_finite_loss
 from ..training.numerics import replay as replay_non_finite
 from ..training.data_adapter import unpack_x_y_sample_weight
+from .cloning import model_to_json
 from .functional import FunctionalGraph
 from .saving import functional_config, functional_from_config, load_weights, save_model, save_weights
 from .summary import print_summary
@@ -335,9 +336,14 @@ class Model(Layer):
         """Write every weight to a .npz file (atomically); see saving.py for the layout."""
         save_weights(self, filepath, overwrite=overwrite)
 
-    def load_weights(self, filepath, skip_mismatch=False):
-        """Read weights written by `save_weights`; the model is untouched if they do not fit."""
-        load_weights(self, filepath)
+    def load_weights(self, filepath, skip_mismatch=False, by_name=False, **kwargs):
+        """Read weights written by `save_weights` (or Keras's .weights.h5 and Keras 2's .h5,
+        by position or `by_name`); the model is untouched if they do not fit."""
+        load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
+
+    def to_json(self, **kwargs):
+        """The architecture as Keras 3's JSON (tf.keras.models.model_from_json reads it)."""
+        return model_to_json(self, **kwargs)
 
     def save(self, filepath, overwrite=True, include_optimizer=True):
         """Save architecture, weights and optimizer state in one file (see saving.py)."""
