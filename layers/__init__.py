@@ -18,9 +18,10 @@ from .attention import MultiHeadAttention
 from .conv import (Conv1D, Conv2D, Conv2DTranspose, Convolution1D, Convolution2D,
                    Convolution2DTranspose, DepthwiseConv2D, SeparableConv2D)
 from .pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,
-                      GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAvgPool1D,
-                      GlobalAvgPool2D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPooling1D,
-                      GlobalMaxPooling2D, MaxPool1D, MaxPool2D, MaxPooling1D, MaxPooling2D)
+                      GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D,
+                      GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D,
+                      GlobalMaxPool2D, GlobalMaxPool3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+                      GlobalMaxPooling3D, MaxPool1D, MaxPool2D, MaxPooling1D, MaxPooling2D)
 from .recurrent import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
 from .resizing import Cropping1D, Cropping2D, UpSampling2D, ZeroPadding1D, ZeroPadding2D
 from .wrappers import Bidirectional, TimeDistributed, Wrapper
@@ -54,7 +55,8 @@ __all__ = [
     "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D", "MaxPool1D",
     "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
     "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
-    "GlobalMaxPool1D", "GlobalMaxPool2D",
+    "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalAveragePooling3D", "GlobalMaxPooling3D",
+    "GlobalAvgPool3D", "GlobalMaxPool3D",
     "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D", "Cropping1D", "Cropping2D",
     "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU",
     "Bidirectional", "TimeDistributed", "Wrapper", "MultiHeadAttention",

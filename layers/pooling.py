@@ -189,8 +189,28 @@ class GlobalMaxPooling1D(_GlobalPooling):
         return reduce_max(inputs, axis=self._axes()[0], keepdims=self.keepdims)
 
 
+class GlobalAveragePooling3D(_GlobalPooling):
+    """The mean over D, H and W: (batch, D, H, W, C) -> (batch, C), or
+    (batch, 1, 1, 1, C) with `keepdims=True`."""
+
+    rank = 3
+
+    def call(self, inputs):
+        return reduce_mean(inputs, axis=self._axes(), keepdims=self.keepdims)
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    """The maximum over D, H and W: (batch, D, H, W, C) -> (batch, C) (keepdims as above)."""
+
+    rank = 3
+
+    def call(self, inputs):
+        return reduce_max(inputs, axis=self._axes(), keepdims=self.keepdims)
+
+
 # Keras's aliases.
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = (MaxPooling1D, MaxPooling2D, AveragePooling1D,
                                               AveragePooling2D)
 GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
 GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
