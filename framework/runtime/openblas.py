@@ -39,12 +39,10 @@ import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
 
 from .settings import ProcessSetting, record, scoped_environ, skip_reason, user_setting
 
-__all__ = ["tune_openblas", "workers_spin_long", "set_num_threads", "size_pool",
-           "THREAD_TIMEOUT"]
+__all__ = ["tune_openblas", "set_num_threads", "size_pool", "THREAD_TIMEOUT"]
 
 THREAD_TIMEOUT = 20  # log2 of the clock ticks a worker spins before sleeping
 _DEFAULT_TIMEOUT = 28  # OpenBLAS's own, used when its reported timeout is 0 (unset)
-_LONG_SPIN = 24  # from 2**24 ticks (~5 ms) a worker outlasts the gap between BLAS calls
 
 
 def loaded_openblas_paths():
@@ -100,17 +98,6 @@ def tune_openblas(environ=os.environ):
             settings.append(ProcessSetting(label, THREAD_TIMEOUT, old, False,
                                            f"OpenBLAS kept {timeout()}"))
     return record(*settings)
-
-
-def workers_spin_long():
-    """Whether some loaded BLAS may keep a worker spinning between calls: an
-    OpenBLAS whose timeout is ~5 ms or more, or a BLAS whose timeout cannot be
-    read (assumed to spin). The kernel runtime takes one thread then."""
-    paths = loaded_openblas_paths()
-    libraries = [e for e in map(_entry_points, paths) if e is not None]
-    if not paths or len(libraries) < len(paths):
-        return True
-    return any((timeout() or _DEFAULT_TIMEOUT) >= _LONG_SPIN for _, _, timeout in libraries)
 
 
 _original_threads = {}  # path -> openblas_get_num_threads() before tapeflow's first setting

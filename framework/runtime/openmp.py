@@ -16,7 +16,9 @@ keeps what it read, os.environ is restored, and child processes inherit
 nothing. The user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT wins (the spin count
 is only set when neither is), and TAPEFLOW_PROCESS_TUNING=0 turns it off. An
 OpenMP runtime loaded before (PyTorch's libgomp) read its environment
-already; nothing is set then, and jit.py's one-thread rule covers that case.
+already; nothing is set then, and the kernels' calibration measures one
+thread against many in such a process (jit.py; `loaded_before_numba()`
+names the runtime in its cache key).
 Numba-free: importing this module loads nothing.
 """
 

@@ -18,7 +18,6 @@ from tapeflow.runtime import openblas as _openblas
 a = np.ones((256, 256), np.float32)
 a @ a
 assert os.environ.get("OPENBLAS_THREAD_TIMEOUT") != str(_openblas.THREAD_TIMEOUT)  # not left set
-print(_openblas.workers_spin_long())
 print([_openblas._entry_points(p)[2]() for p in _openblas.loaded_openblas_paths()
        if _openblas._entry_points(p) is not None])
 """
@@ -28,20 +27,16 @@ needs_openblas = pytest.mark.skipif(
     reason="NumPy here is not linked to a pthreads OpenBLAS")
 
 
-def _report(**env):
-    """(whether workers spin long, the timeout of every loaded OpenBLAS)."""
+def _timeouts(**env):
+    """The timeout of every loaded OpenBLAS."""
     environ = {k: v for k, v in os.environ.items()
                if k not in ("OPENBLAS_THREAD_TIMEOUT", "TAPEFLOW_BLAS_TUNING",
                             "TAPEFLOW_PROCESS_TUNING")}
     environ.update(env)
     out = subprocess.run([sys.executable, "-c", _REPORT], env=environ,
                          check=True, capture_output=True, text=True).stdout
-    spin_long, timeouts = out.strip().splitlines()[-2:]
-    return spin_long == "True", eval(timeouts)  # a list of ints we printed
+    return eval(out.strip().splitlines()[-1])  # a list of ints we printed
 
-
-def _timeouts(**env):
-    return _report(**env)[1]
 
 
 @needs_openblas
@@ -64,15 +59,6 @@ def test_user_timeout_and_opt_out_are_left_alone():
 def test_tune_openblas_skips_when_told(environ, before, reason):
     assert _openblas.tune_openblas(environ=environ) == [_openblas.ProcessSetting(
         "openblas.thread_timeout", _openblas.THREAD_TIMEOUT, before, False, reason)]
-
-
-@needs_openblas
-def test_workers_spin_long_unless_the_timeout_is_short():
-    spin_long, timeouts = _report()
-    assert not spin_long and set(timeouts) == {_openblas.THREAD_TIMEOUT}
-    assert _report(OPENBLAS_THREAD_TIMEOUT="24")[0] is True
-    assert _report(OPENBLAS_THREAD_TIMEOUT="16")[0] is False
-    assert _report(TAPEFLOW_BLAS_TUNING="0")[0] is True  # OpenBLAS's default, 2**28
 
 
 @pytest.mark.parametrize("environ, reason", [
