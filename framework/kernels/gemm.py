@@ -202,25 +202,6 @@ def routes(timings, margin=calibration.MARGIN):
     return {cls: calibration.faster(t, default="blas", margin=margin) for cls, t in timings.items()}
 
 
-def _measure(repeats=5, budget=0.02):
-    """('routes' decision, median seconds per class and candidate): each class's
-    product through this kernel and through NumPy's BLAS, taking turns, within
-    `budget` seconds per class after one warm-up round (~0.1 s in all on a
-    quiet 2-core Xeon)."""
-    rng = np.random.default_rng(0)
-    timings = {}
-    for cls, (m, k, n) in SHAPE_CLASSES.items():
-        a = rng.standard_normal((m, k)).astype(np.float32)
-        b = rng.standard_normal((k, n)).astype(np.float32)
-        timings[cls] = calibration.time_calls(
-            {"tapeflow": lambda: matmul(a, b), "blas": lambda: a @ b}, repeats, budget=budget)
-    medians = {cls: {c: float(np.median(v)) for c, v in t.items()} for cls, t in timings.items()}
-    return routes(timings), medians
-
-
-calibration.register("gemm", _measure)
-
-
 def wins(m, k, n, dtype):
     """Whether `matmul` runs an (m, k) @ (k, n) product instead of NumPy's BLAS:
     float32 with a panel's worth of columns, in a shape class where this kernel
@@ -269,3 +250,23 @@ def matmul(a, b):
     if cols_done < n:
         np.matmul(a, b[:, cols_done:], out=c[:, cols_done:])
     return c
+
+
+def _measure(repeats=5, budget=0.02, kernel=matmul):
+    """('routes' decision, median seconds per class and candidate): each class's
+    product through this kernel and through NumPy's BLAS, taking turns, within
+    `budget` seconds per class after one warm-up round (~0.1 s in all on a
+    quiet 2-core Xeon). `kernel` is bound here, so that a test replacing
+    `matmul` does not see (or change) the calibration's calls."""
+    rng = np.random.default_rng(0)
+    timings = {}
+    for cls, (m, k, n) in SHAPE_CLASSES.items():
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        timings[cls] = calibration.time_calls(
+            {"tapeflow": lambda: kernel(a, b), "blas": lambda: a @ b}, repeats, budget=budget)
+    medians = {cls: {c: float(np.median(v)) for c, v in t.items()} for cls, t in timings.items()}
+    return routes(timings), medians
+
+
+calibration.register("gemm", _measure)
