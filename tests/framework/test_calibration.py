@@ -295,3 +295,23 @@ def test_import_tapeflow_neither_calibrates_nor_loads_numba(tmp_path):
                    env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
     assert not os.path.exists(os.path.join(tmp_path, "tapeflow", "calibration",
                                            "kernel_choices.json"))
+
+
+def test_threads_asking_at_once_share_one_measurement(cache, monkeypatch):
+    import threading
+    import time
+    runs = []
+
+    def slow():
+        runs.append(1)
+        time.sleep(0.05)
+        return "fast", {}
+    monkeypatch.setitem(calibration._measurements, "probe", (slow, 1))
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(calibration.choice("probe")))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == ["fast"] * 4 and runs == [1]
