@@ -18,7 +18,10 @@ from . import geometry as _geometry
 from . import hsv as _hsv
 from . import resizing as _resize
 
+_CODECS = ("decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp",
+           "encode_png", "encode_jpeg", "is_jpeg")  # tf.io's, in io/images.py
+
 __all__ = (list(_geometry.__all__) + list(_color.__all__) + list(_hsv.__all__)
            + list(_filters.__all__) + list(_resize.__all__)
-           + ["decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp",
-              "encode_png", "encode_jpeg", "is_jpeg"])
+           + list(_CODECS))
+

@@ -13,7 +13,6 @@ import numpy as np
 from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
-from ..image.color import convert_image_dtype
 from .files import one_byte_string, string_tensor, tf_type_name
 
 __all__ = ["decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_image",
@@ -263,3 +262,8 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
                  optimize=bool(optimize_size), subsampling=2 if chroma_downsampling else 0,
                  **({"dpi": dpi} if dpi else {}))
     return string_tensor(buffer.getvalue())
+
+
+# Last, not first: tf.image re-exports these codecs (image/__init__ imports this
+# module), so when tf.io is imported first, tf.image must find them defined.
+from ..image.color import convert_image_dtype  # noqa: E402

@@ -17,3 +17,10 @@ def test_png_round_trip_through_tf_image():
     pixels = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
     decoded = tf.image.decode_image(tf.image.encode_png(tf.constant(pixels)))
     np.testing.assert_array_equal(decoded.numpy(), pixels)
+
+
+def test_io_imported_before_image_has_no_import_cycle():
+    import subprocess
+    import sys
+    code = "import tapeflow.io, tapeflow.image as i; assert i.decode_png is tapeflow.io.decode_png"
+    subprocess.run([sys.executable, "-c", code], check=True)
