@@ -137,15 +137,21 @@ def test_thread_settings_default_to_zero_and_are_checked():
     assert threading.get_intra_op_parallelism_threads() == 0
 
 
-def test_default_kernel_threads_follow_the_affinity_and_stay_capped_at_two():
+def test_default_kernel_threads_follow_the_affinity(monkeypatch):
+    from tapeflow.runtime import calibration
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     import numba
-    expected = 1 if _jit.ONE_THREAD_ONLY else min(2, usable, numba.config.NUMBA_NUM_THREADS)
-    assert _jit.kernel_threads() == _jit._DEFAULT_THREADS == expected
+    expected = min(usable, numba.config.NUMBA_NUM_THREADS)
+    with calibration.forced(threads="many"):
+        assert _jit.kernel_threads() == _jit._DEFAULT_THREADS == expected
+    with calibration.forced(threads="one"):
+        assert _jit.kernel_threads() == 1
 
 
 def test_intra_op_setting_after_the_first_kernel_limits_the_kernels(monkeypatch):
     from tapeflow.kernels import elementwise
+    from tapeflow.runtime import calibration
+    monkeypatch.setitem(calibration._forced, "threads", "many")  # not the machine's load
     observed = []
     real = _jit._run_on
     monkeypatch.setattr(_jit, "_run_on", lambda threads, kernel, args:
