@@ -1,6 +1,6 @@
 """pooling.py holds the pooling layers: MaxPooling1D/2D and AveragePooling1D/2D
 (windows, through the tf.nn pool ops and their Numba kernels) and the global
-average / max pools (one reduction). Shapes follow Keras 3, channels_last by
+average / max pools of 1, 2 and 3 spatial dims (one reduction). Shapes follow Keras 3, channels_last by
 default."""
 
 from .. import nn as _nn
@@ -13,7 +13,8 @@ from .conv import (conv_output_length, from_channels_last, normalize_data_format
 __all__ = ["MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D",
-           "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D"]
+           "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D",
+           "GlobalAveragePooling3D", "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D"]
 
 _NO_DEFAULT = object()
 
