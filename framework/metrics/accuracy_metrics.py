@@ -9,13 +9,15 @@ import numpy as np
 from ..core.lookup import function_or_instance
 from ..losses import losses as _losses
 from .base import Mean, Metric, Sum, _array, _detached, _divide_no_nan, _same_rank
-from .confusion import AUC, Precision, Recall
+from .confusion import (AUC, FalseNegatives, FalsePositives, Precision, Recall,
+                        TrueNegatives, TruePositives)
 from ..core.tensor import Tensor
 
 __all__ = [
     "Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
     "CategoricalAccuracy", "SparseCategoricalAccuracy", "TopKCategoricalAccuracy",
-    "SparseTopKCategoricalAccuracy", "Precision", "Recall", "AUC", "MeanSquaredError",
+    "SparseTopKCategoricalAccuracy", "Precision", "Recall", "AUC", "TruePositives",
+    "FalsePositives", "TrueNegatives", "FalseNegatives", "MeanSquaredError",
     "RootMeanSquaredError", "MeanAbsoluteError", "accuracy", "binary_accuracy",
     "categorical_accuracy", "sparse_categorical_accuracy", "top_k_categorical_accuracy",
     "sparse_top_k_categorical_accuracy", "get", "resolve", "resolve_accuracy",
@@ -187,7 +189,8 @@ class RootMeanSquaredError(Mean):
 _CLASSES = {cls.__name__: cls for cls in (
     Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
     TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, Precision, Recall, AUC,
-    MeanSquaredError, RootMeanSquaredError, MeanAbsoluteError)}
+    MeanSquaredError, RootMeanSquaredError, MeanAbsoluteError, TruePositives, FalsePositives,
+    TrueNegatives, FalseNegatives)}
 _CLASSES.update({"auc": AUC, "precision": Precision, "recall": Recall})
 
 _FUNCTIONS = dict(_losses._FUNCTIONS)

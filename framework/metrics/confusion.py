@@ -1,5 +1,5 @@
-"""confusion.py owns the confusion-matrix metrics: `Precision`, `Recall`
-and `AUC`, which count true/false positives/negatives of `y_pred > threshold`
+"""confusion.py owns the confusion-matrix metrics: `Precision`, `Recall`,
+`AUC` and the four counts (`TruePositives`, ...), which count true/false positives/negatives of `y_pred > threshold`
 for each threshold, and the checks of their thresholds."""
 
 import numpy as np
@@ -7,7 +7,8 @@ import numpy as np
 from .base import Metric, _array, _broadcast, _divide_no_nan, _same_rank
 from ..core.tensor import Tensor
 
-__all__ = ["Precision", "Recall", "AUC"]
+__all__ = ["Precision", "Recall", "AUC", "TruePositives", "FalsePositives", "TrueNegatives",
+           "FalseNegatives"]
 
 _EPSILON = 1e-7  # keras.backend.epsilon(), used by AUC's end thresholds
 _NEG_INF = -1e10  # Keras's metrics_utils.NEG_INF
@@ -115,6 +116,60 @@ class Recall(_PrecisionRecall):
 
     def result(self):
         return self._ratio(self.true_positives, self.false_negatives)
+
+
+class _Count(_ConfusionMetric):
+    """The (weighted) number of one cell of the confusion matrix of `y_pred > threshold`
+    (0.5), one per threshold: a scalar for one threshold, as Keras."""
+
+    _count = None
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        self.thresholds = [0.5] if thresholds is None else _check_thresholds(thresholds)
+        self._single = np.ndim(thresholds) == 0
+        self.accumulator = self.add_variable(shape=(len(self.thresholds),), name="accumulator")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        counts = self._confusion(y_true, y_pred, sample_weight, self.thresholds)
+        self.accumulator.assign_add(counts[self._count].astype(self.dtype))
+
+    def result(self):
+        value = self.accumulator._value
+        return Tensor(value[0] if self._single else value.copy())
+
+    def get_config(self):
+        config = super().get_config()
+        config["thresholds"] = self.init_thresholds
+        return config
+
+
+class TruePositives(_Count):
+    """The number of true positives: `TruePositives().update_state([0, 1, 1, 1],
+    [1, 0, 1, 1])` gives 2.0."""
+
+    _count = "true_positives"
+
+
+class FalsePositives(_Count):
+    """The number of false positives (predicted 1, labelled 0)."""
+
+    _count = "false_positives"
+    _direction = "down"
+
+
+class TrueNegatives(_Count):
+    """The number of true negatives (predicted 0, labelled 0)."""
+
+    _count = "true_negatives"
+
+
+class FalseNegatives(_Count):
+    """The number of false negatives (predicted 0, labelled 1)."""
+
+    _count = "false_negatives"
+    _direction = "down"
 
 
 class AUC(_ConfusionMetric):

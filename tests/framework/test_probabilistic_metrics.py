@@ -67,3 +67,24 @@ def test_get_and_compile_find_them():
     logs = model.evaluate(np.zeros((4, 2), np.float32), np.ones((4, 1), np.float32),
                           verbose=0, return_dict=True)
     np.testing.assert_allclose(logs["binary_crossentropy"], logs["loss"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("make, y_true, y_pred", [
+    (M.TruePositives, [0, 1, 1, 1], [1, 0, 1, 1]),
+    (M.FalsePositives, [0, 1, 0, 0], [0, 0, 1, 1]),
+    (M.TrueNegatives, [0, 1, 0, 0], [1, 1, 0, 0]),
+    (M.FalseNegatives, [0, 1, 1, 1], [0, 1, 0, 0]),
+])
+def test_confusion_counts_keras_doc_examples(make, y_true, y_pred):
+    m = make()
+    m.update_state(y_true, y_pred)
+    assert m.result().numpy() == 2.0  # Keras's documented results
+    m.reset_state()
+    m.update_state(y_true, y_pred, sample_weight=[0, 0, 1, 0])
+    assert m.result().numpy() == 1.0
+    several = make(thresholds=[0.3, 0.7])
+    several.update_state(y_true, y_pred)
+    np.testing.assert_array_equal(several.result().numpy(), [2.0, 2.0])
+    assert make.__name__ in type(M.get(make.__name__)).__name__
+    with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]"):
+        make(thresholds=1.5)
