@@ -10,7 +10,7 @@ column stride the forward and filter kernels work a whole output row at a time."
 
 import numpy as np
 
-from ..runtime.jit import FASTMATH, njit, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel
 
 __all__ = ["conv2d_forward", "conv2d_backward_filter", "im2col", "col2im", "pick"]
 
@@ -299,3 +299,9 @@ _PARALLEL_WORK = 200_000
 def pick(pair, work, batch):
     """The serial or parallel variant of a `serial_and_parallel` pair for this call."""
     return pair[1] if work >= _PARALLEL_WORK and batch > 1 else pair[0]
+
+
+def chunks_for(kernel, pair, batch):
+    """How many batch chunks (one accumulator each) the filter gradient splits into:
+    one per thread the parallel variant runs on, at most one per example."""
+    return max(1, min(kernel_threads(), batch)) if kernel is pair[1] else 1

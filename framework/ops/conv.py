@@ -99,7 +99,9 @@ def _conv_filt_direct(x, g, filter_hw, strides, dilations, pads, relu_out=None):
     relu = relu_out is not None
     y = _contiguous(relu_out.astype(dtype, copy=False)) if relu else g
     kernel = k.pick(k.conv2d_backward_filter, g.size * kh * kw * c_in, n)
-    chunks = 2 if kernel is k.conv2d_backward_filter[1] else 1
+    # One accumulator per thread of the parallel kernel, summed below (it was two:
+    # the filter gradient now scales past two cores).
+    chunks = k.chunks_for(kernel, k.conv2d_backward_filter, n)
     partial = np.empty((chunks, kh, kw, c_in, c_out), dtype)
     bias_partial = np.empty((chunks, c_out), np.float64)
     kernel(x, g, partial, *strides, *dilations, pads[0][0], pads[1][0], y, relu, bias_partial)
