@@ -17,7 +17,8 @@ from .reshaping import Flatten, Permute, RepeatVector, Reshape
 from .attention import MultiHeadAttention
 from .conv import (Conv1D, Conv2D, Conv2DTranspose, Convolution1D, Convolution2D,
                    Convolution2DTranspose, DepthwiseConv2D, SeparableConv2D)
-from .pooling import (AveragePooling1D, AveragePooling2D, AvgPool1D, AvgPool2D,
+from .pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgPool1D,
+                      AvgPool2D, AvgPool3D, MaxPool3D, MaxPooling3D,
                       GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D,
                       GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D,
                       GlobalMaxPool2D, GlobalMaxPool3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
@@ -56,7 +57,8 @@ __all__ = [
     "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
     "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
     "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalAveragePooling3D", "GlobalMaxPooling3D",
-    "GlobalAvgPool3D", "GlobalMaxPool3D",
+    "GlobalAvgPool3D", "GlobalMaxPool3D", "MaxPooling3D", "AveragePooling3D", "MaxPool3D",
+    "AvgPool3D",
     "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D", "Cropping1D", "Cropping2D",
     "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU",
     "Bidirectional", "TimeDistributed", "Wrapper", "MultiHeadAttention",

@@ -1,10 +1,14 @@
 """pooling.py holds the pooling layers: MaxPooling1D/2D and AveragePooling1D/2D
-(windows, through the tf.nn pool ops and their Numba kernels) and the global
+(windows, through the tf.nn pool ops and their Numba kernels), MaxPooling3D and
+AveragePooling3D (composites of strided slices: no kernel of their own) and the global
 average / max pools of 1, 2 and 3 spatial dims (one reduction). Shapes follow Keras 3, channels_last by
 default."""
 
 from .. import nn as _nn
-from ..api.array_ops import cast, expand_dims
+import numpy as np
+
+from ..api.array_ops import cast, expand_dims, pad, stack
+from ..core.tensor import Tensor
 from ..math import divide, maximum, multiply, reduce_max, reduce_mean, reduce_sum
 from .base import InputSpec, Layer
 from .conv import (conv_output_length, from_channels_last, normalize_data_format,
@@ -14,7 +18,8 @@ __all__ = ["MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D",
            "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D",
-           "GlobalAveragePooling3D", "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D"]
+           "GlobalAveragePooling3D", "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D",
+           "MaxPooling3D", "AveragePooling3D", "MaxPool3D", "AvgPool3D"]
 
 _NO_DEFAULT = object()
 
@@ -106,6 +111,85 @@ class AveragePooling1D(_Pooling):
 
     rank = 1
     _op = staticmethod(_nn.avg_pool1d)
+
+    def __init__(self, pool_size=_NO_DEFAULT, strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+def _same_padding(size, k, s):
+    """(before, after) of TF's 'SAME' padding of one dimension."""
+    total = max((-(-size // s) - 1) * s + k - size, 0)
+    return total // 2, total - total // 2
+
+
+def _windows(x, ksize, strides):
+    """The k_d * k_h * k_w strided views of a (N, D, H, W, C) tensor, stacked on axis 0:
+    element j of the window of each output cell, for every j."""
+    spans = [max((n - k) // s + 1, 0) for n, k, s in zip(x.shape[1:4], ksize, strides)]
+
+    def cut(start, axis):  # the strided slice of window offset `start` on spatial `axis`
+        return slice(start, start + (spans[axis] - 1) * strides[axis] + 1 if spans[axis]
+                     else start, strides[axis])
+
+    views = [x[:, cut(a, 0), cut(b, 1), cut(c, 2), :]
+             for a in range(ksize[0]) for b in range(ksize[1]) for c in range(ksize[2])]
+    return stack(views, axis=0)
+
+
+def _padded(x, ksize, strides, padding, value):
+    if padding == "VALID":
+        return x, None
+    pads = [_same_padding(n, k, s) for n, k, s in zip(x.shape[1:4], ksize, strides)]
+    return pad(x, [[0, 0], *pads, [0, 0]], constant_values=value), pads
+
+
+def max_pool3d(x, ksize, strides, padding):
+    """3-D max pooling of (N, D, H, W, C) as a composite of strided slices and a max
+    over the stacked windows ('SAME' pads with -inf, which is never a window's max).
+    Where a window holds tied maxima the gradient is shared among them (reduce_max's
+    rule); TF's MaxPool3DGrad gives it all to one."""
+    x, _ = _padded(x, ksize, strides, padding, -np.inf)
+    return reduce_max(_windows(x, ksize, strides), axis=0)
+
+
+def avg_pool3d(x, ksize, strides, padding):
+    """3-D average pooling of (N, D, H, W, C); 'SAME' averages over the real cells
+    only, as TF (the padded zeros are not counted)."""
+    padded, pads = _padded(x, ksize, strides, padding, 0)
+    total = reduce_sum(_windows(padded, ksize, strides), axis=0)
+    if pads is None:
+        return divide(total, cast(Tensor(np.prod(ksize)), total.dtype))
+    ones = np.pad(np.ones((1,) + tuple(x.shape[1:4]) + (1,), x.dtype.as_numpy_dtype),
+                  [(0, 0), *pads, (0, 0)])
+    counts = reduce_sum(_windows(Tensor(ones), ksize, strides), axis=0)
+    return divide(total, cast(counts, total.dtype))
+
+
+class MaxPooling3D(_Pooling):
+    """Max pooling over (D, H, W) windows: (batch, D, H, W, C) -> pooled, as Keras.
+
+    Args:
+        pool_size: an int or 3 ints (default 2).
+        strides: an int, 3 ints, or None for `pool_size`.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' (default) or 'channels_first'.
+    """
+
+    rank = 3
+    _op = staticmethod(max_pool3d)
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling3D(_Pooling):
+    """Average pooling over (D, H, W) windows; `pool_size` is required (Keras 3);
+    'same' padding averages over the real cells only."""
+
+    rank = 3
+    _op = staticmethod(avg_pool3d)
 
     def __init__(self, pool_size=_NO_DEFAULT, strides=None, padding="valid", data_format=None,
                  **kwargs):
@@ -215,3 +299,4 @@ MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = (MaxPooling1D, MaxPooling2D, Averag
 GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
 GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
 GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
+MaxPool3D, AvgPool3D = MaxPooling3D, AveragePooling3D
