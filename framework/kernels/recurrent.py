@@ -1,13 +1,14 @@
 """recurrent.py: the elementwise part of one backward-through-time step of an
 LSTM and of a GRU (reset_after=True), fused into one pass each, where NumPy
 would make a dozen passes and temporaries per step. ops/recurrent.py runs the
-time loop and calls BLAS for each step's matmul: on this project's 2-core Xeon
-a whole-loop Numba kernel with a register loop for h @ U ran an LSTM(64)
-forward over 200 steps of batch 32 in 84 ms against 68 ms for BLAS per step,
-and the activations themselves are NumPy's (its SIMD exp and tanh beat
-Numba's scalar ones: 9 against 13 ms for the 200 steps' gates), so only the
-transcendental-free backward steps are kernels. One thread: a step is 2k-8k
-values."""
+time loop, one step's h @ U through kernels/gemm.py's register-tiled product
+(chosen there, in `_step_product`, by measurement). A whole-loop Numba kernel
+with a plain register loop for h @ U was slower on this project's 2-core Xeon
+(an LSTM(64) forward over 200 steps of batch 32: 84 ms against 68 ms with
+BLAS per step), and the forward's activations stay NumPy's: its SIMD exp and
+tanh beat Numba's scalar ones (9 against 13 ms for the 200 steps' gates), so
+only the transcendental-free backward steps are kernels here. One thread: a
+step is 2k-8k values."""
 
 from ..runtime.jit import FASTMATH, njit
 

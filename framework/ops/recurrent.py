@@ -1,9 +1,9 @@
 """recurrent.py: the fused time loops of the recurrent layers as primitives --
 `lstm_sequence`, `gru_sequence` and `simple_rnn_sequence` -- each forward one
-loop over the steps (BLAS for h @ U, NumPy's SIMD activations), each VJP the
-backward-through-time loop (a fused Numba kernel per step for the gate
-derivatives, kernels/recurrent.py), with the recurrent kernel's gradient one
-matmul over all steps. The input projection x @ W + b of all steps stays a
+loop over the steps (a register-tiled GEMM for h @ U, NumPy's SIMD
+activations), each VJP the backward-through-time loop (a fused Numba kernel
+per step for the gate derivatives, kernels/recurrent.py), with the recurrent
+kernel's gradient one matmul over all steps. The input projection x @ W + b of all steps stays a
 matmul before the op (layers/recurrent_cells.py), so dW and dx are one matmul
 each too.
 
@@ -148,6 +148,23 @@ def _gradients(op, backward):
     return vjp
 
 
+def _step_product(a, b):
+    """One step's product, h @ U or dz @ U.T, the one place its kernel is chosen:
+    for float32, the register-tiled Numba GEMM (kernels/gemm.py; one thread at
+    these sizes), else NumPy's BLAS. Measured on W8's small LSTM fit on the
+    2-core Xeon while other jobs shared it (medians of 4): 1.6-1.9 steps/s with
+    BLAS per step (OpenBLAS threads a (32, 64) @ (64, 256) product and waits for
+    a woken worker every step), 10-13 with the product split below OpenBLAS's
+    threading threshold, 13.7 with the Numba GEMM; alone in a process the two
+    tie (61-80 against 71-92 us per step's forward and backward products). A
+    whole-loop Numba kernel with a plain register loop was slower still (see
+    kernels/recurrent.py)."""
+    if a.dtype == np.float32 and b.dtype == np.float32 and a.size and b.size:
+        from ..kernels import gemm
+        return gemm.matmul(a, b)
+    return a @ b
+
+
 def _matmul_steps(a, b):
     """(batch, steps, k) @ (k, n) as one BLAS call over all steps."""
     batch, steps, k = a.shape
@@ -172,7 +189,7 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
 
     def step(zx, states):
         h, c = states
-        z = _recurrent_input(h, recurrent_mask) @ recurrent_kernel
+        z = _step_product(_recurrent_input(h, recurrent_mask), recurrent_kernel)
         z += zx
         s = _sigmoid(z)
         c_new = s[:, u:2 * u] * c + s[:, :u] * np.tanh(z[:, 2 * u:3 * u])
@@ -199,7 +216,7 @@ def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_ma
     def step(t, d_new):
         kernels.lstm_step_backward(d_new[0], d_new[1], gates[:, t], cand[:, t], tanh_c[:, t],
                                    c_prev[:, t], dz[:, t], dc_prev)
-        dh = _recurrent_input(dz[:, t] @ kernel_t, recurrent_mask)
+        dh = _recurrent_input(_step_product(dz[:, t], kernel_t), recurrent_mask)
         return [dh, dc_prev.copy()]
     dh0, dc0 = _through_time(g, mask, zero_output_for_mask, 2, u, step)
     return dz, _sum_steps(h_in, dz), dh0, dc0
@@ -220,13 +237,14 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
         h = states[0]
         h_in = _recurrent_input(h, recurrent_mask)
         if reset_after:
-            inner = h_in @ recurrent_kernel
+            inner = _step_product(h_in, recurrent_kernel)
             inner += recurrent_bias
             zr = _sigmoid(zx[:, :2 * u] + inner[:, :2 * u])
             hh = np.tanh(zx[:, 2 * u:] + zr[:, u:] * inner[:, 2 * u:])
         else:
-            zr = _sigmoid(zx[:, :2 * u] + h_in @ recurrent_kernel[:, :2 * u])
-            hh = np.tanh(zx[:, 2 * u:] + (zr[:, u:] * h_in) @ recurrent_kernel[:, 2 * u:])
+            zr = _sigmoid(zx[:, :2 * u] + _step_product(h_in, recurrent_kernel[:, :2 * u]))
+            hh = np.tanh(zx[:, 2 * u:]
+                         + _step_product(zr[:, u:] * h_in, recurrent_kernel[:, 2 * u:]))
         return [hh + zr[:, :u] * (h - hh)]
     return _run(xw, [h0], mask, zero_output_for_mask, step)
 
@@ -251,11 +269,11 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
         d = d_new[0]
         z, r, c = zr[:, t, :u], zr[:, t, u:], hh[:, t]
         d_a = d * (1 - z) * (1 - c * c)
-        d_rh = d_a @ h_t
+        d_rh = _step_product(d_a, h_t)
         dx[:, t, :u] = d * (h_prev[:, t] - c) * (z * (1 - z))
         dx[:, t, u:2 * u] = d_rh * h_in[:, t] * (r * (1 - r))
         dx[:, t, 2 * u:] = d_a
-        d_in = d_rh * r + dx[:, t, :2 * u] @ zr_t
+        d_in = d_rh * r + _step_product(dx[:, t, :2 * u], zr_t)
         return [_recurrent_input(d_in, recurrent_mask) + d * z]
     dh0, = _through_time(g, mask, zero_output_for_mask, 1, u, step)
     d_kernel = np.concatenate([_sum_steps(h_in, dx[..., :2 * u]),
@@ -278,7 +296,8 @@ def _gru_after_backward(g, zx, recurrent_kernel, recurrent_bias, h0, h_prev, h_i
     def step(t, d_new):
         kernels.gru_step_backward(d_new[0], zr[:, t], hh[:, t], inner[:, t, 2 * u:],
                                   h_prev[:, t], dx[:, t], d_inner[:, t], d_direct)
-        return [_recurrent_input(d_inner[:, t] @ kernel_t, recurrent_mask) + d_direct]
+        return [_recurrent_input(_step_product(d_inner[:, t], kernel_t), recurrent_mask)
+                + d_direct]
     dh0, = _through_time(g, mask, zero_output_for_mask, 1, u, step)
     d_bias = d_inner.sum(axis=(0, 1)).astype(recurrent_bias.dtype)
     return dx, _sum_steps(h_in, d_inner), d_bias, dh0
@@ -292,7 +311,8 @@ def simple_rnn_sequence(xw, recurrent_kernel, h0, mask=None, recurrent_mask=None
     """Keras's SimpleRNN (tanh) over all steps: xw (B, T, U), recurrent_kernel
     (U, U), h0 (B, U) -> (B, T, 2U): output, h per step."""
     def step(zx, states):
-        return [np.tanh(zx + _recurrent_input(states[0], recurrent_mask) @ recurrent_kernel)]
+        return [np.tanh(zx + _step_product(_recurrent_input(states[0], recurrent_mask),
+                                          recurrent_kernel))]
     return _run(xw, [h0], mask, zero_output_for_mask, step)
 
 
@@ -306,7 +326,7 @@ def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_
 
     def step(t, d_new):
         dx[:, t] = d_new[0] * (1 - h_new[:, t] * h_new[:, t])
-        return [_recurrent_input(dx[:, t] @ kernel_t, recurrent_mask)]
+        return [_recurrent_input(_step_product(dx[:, t], kernel_t), recurrent_mask)]
     dh0, = _through_time(g, mask, zero_output_for_mask, 1, u, step)
     return dx, _sum_steps(h_in, dx), dh0
 
