@@ -358,10 +358,6 @@ def test_keras_models():
   assert my_functional_model(tf.constant([[2.0, 2.0, 2.0]])).shape == (1, 2)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "tapeflow bug: load_model of the saved subclassed model raises ValueError \"Model 'my_sequential_model_1' has no weights yet: build it ... before loading weights\" "
-    "(framework/models/saving.py:150, from load_model at :445): Keras 3 first builds a "
-    "subclassed model from its saved build_config (runs it on the saved input shape, Model.build_from_config): issue 16"))
 def test_saving_keras_models(tmp_path, monkeypatch):
   monkeypatch.chdir(tmp_path)
   MySequentialModel = _keras_model_class()
