@@ -28,7 +28,10 @@ def _rows(ragged):
 
 
 @pytest.mark.xfail(strict=False, reason=(
-    "needs tf.add and tf.reduce_mean of a RaggedTensor (TF dispatches tf.math ops to ragged; today TypeError 'A RaggedTensor of shape (5, None) cannot be converted to a dense Tensor' (framework/ragged/ragged_tensor.py:418)) and tf.map_fn: issue 15"))
+    "needs tf.add and tf.reduce_mean of a RaggedTensor and tf.map_fn over one (TF dispatches "
+    "them to ragged; each raises TypeError 'A RaggedTensor of shape (5, None) cannot be "
+    "converted to a dense Tensor', framework/ragged/ragged_tensor.py; the dispatch entries "
+    "of 917423a are not reached from tf.add): issue 15"))
 def test_what_you_can_do_with_a_ragged_tensor():
     digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
     words = tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
