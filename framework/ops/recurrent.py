@@ -13,18 +13,20 @@ then each state (h, and c for the LSTM). With a mask, a masked step keeps the
 states and outputs the previous output (or zeros), as Keras. tanh and sigmoid
 activations only; the layers run other activations composed.
 
-The VJPs compute on ndarrays: they are first order only. Under a recording tape
-(a gradient of a gradient) the layers run the composed steps instead
-(layers/recurrent.py), and a gradient computed here while a tape records is a
-constant to that tape (GradientTape.explain names the cut)."""
+The VJPs are one gradient op each (`*_grad`, all input gradients flattened into
+one array), computed on ndarrays and without a gradient of their own: the
+fused ops are first order. Where a gradient of a gradient may be taken (a
+nested or persistent tape) the layers run the composed steps instead
+(layers/recurrent.py); a gradient op run under a recording tape is a cut on
+it (GradientTape.explain names it)."""
 
 import numpy as np
 
-from ..core import record as _record
-from ..core.tensor import Tensor
+from . import shape as _s
 from .registry import defop
 
-__all__ = ["lstm_sequence", "gru_sequence", "simple_rnn_sequence"]
+__all__ = ["lstm_sequence", "gru_sequence", "simple_rnn_sequence", "lstm_sequence_grad",
+           "gru_sequence_grad", "simple_rnn_sequence_grad"]
 
 
 def _sigmoid(x):
@@ -122,28 +124,41 @@ def _through_time(g, mask, zero_output_for_mask, n_states, units, step):
     return carry
 
 
-def _gradients(op, backward):
-    """The joint VJP of a fused op: `backward` on ndarrays, once per cotangent
-    when `g` carries leading batch axes (jacobian)."""
-    def vjp(g, out, needed, *inputs, **attrs):
-        arrays = [t._value for t in inputs]
-        gv, ov = g._value, out._value
-        extra = gv.ndim - ov.ndim
-        if extra:
-            count = int(np.prod(gv.shape[:extra]))
-            each = [backward(gi, ov, *arrays, **attrs)
-                    for gi in gv.reshape((count,) + ov.shape)]
-            grads = [np.stack([e[i] for e in each]).reshape(gv.shape[:extra] + a.shape)
-                     if each else np.zeros(gv.shape[:extra] + a.shape, a.dtype)
-                     for i, a in enumerate(arrays)]
+def _gradient_op(name, backward):
+    """The op computing a fused op's input gradients from (g, out, *inputs), all
+    flattened into one array: `backward` on ndarrays, once per cotangent when
+    `g` carries leading batch axes (jacobian). An op, so tf.function traces it;
+    with no gradient of its own (the fused ops are first order)."""
+    def forward(g, out, *arrays, **attrs):
+        extra = g.ndim - out.ndim
+        if not extra:
+            grads = backward(g, out, *arrays, **attrs)
         else:
-            grads = backward(gv, ov, *arrays, **attrs)
-        result = [Tensor(np.asarray(d, a.dtype)) if need else None
-                  for d, a, need in zip(grads, arrays, needed)]
-        if _record.current_tapes():  # the VJP is no op: a recording tape sees constants
-            for d in result:
-                if d is not None:
-                    _record.note_cut(op, inputs, d)
+            count = int(np.prod(g.shape[:extra]))
+            each = [backward(gi, out, *arrays, **attrs)
+                    for gi in g.reshape((count,) + out.shape)]
+            grads = [np.stack([e[i] for e in each]) if each
+                     else np.zeros((0,) + a.shape, a.dtype) for i, a in enumerate(arrays)]
+        return np.concatenate([np.ravel(d).astype(g.dtype, copy=False) for d in grads])
+    forward.__name__ = name
+    return defop(forward, name=name, differentiable=False)
+
+
+def _gradients(gradient_op):
+    """The joint VJP of a fused op: its gradient op, cut into the inputs' gradients."""
+    def vjp(g, out, needed, *inputs, **attrs):
+        flat = gradient_op(g, out, *inputs, **attrs)
+        lead = tuple(g.shape[:len(g.shape) - len(out.shape)])
+        result, start = [], 0
+        for t, need in zip(inputs, needed):
+            shape = lead + tuple(t.shape)
+            size = int(np.prod(shape))
+            if need:
+                piece = _s.getitem(flat, key=(slice(start, start + size),))
+                result.append(_s.reshape(piece, shape=shape))
+            else:
+                result.append(None)
+            start += size
         return result
     return vjp
 
@@ -331,6 +346,9 @@ def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_
     return dx, _sum_steps(h_in, dx), dh0
 
 
-lstm_sequence.defvjp_joint(_gradients(lstm_sequence, _quiet(_lstm_backward)))
-gru_sequence.defvjp_joint(_gradients(gru_sequence, _quiet(_gru_backward)))
-simple_rnn_sequence.defvjp_joint(_gradients(simple_rnn_sequence, _simple_rnn_backward))
+lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _quiet(_lstm_backward))
+gru_sequence_grad = _gradient_op("gru_sequence_grad", _quiet(_gru_backward))
+simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _simple_rnn_backward)
+lstm_sequence.defvjp_joint(_gradients(lstm_sequence_grad))
+gru_sequence.defvjp_joint(_gradients(gru_sequence_grad))
+simple_rnn_sequence.defvjp_joint(_gradients(simple_rnn_sequence_grad))

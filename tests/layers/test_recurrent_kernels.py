@@ -6,6 +6,8 @@ initial_state, stateful, recurrent dropout and GRU's reset_after; and the
 layers fall back to the composed loop where a second-order gradient may be
 taken."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -152,3 +154,24 @@ def test_other_activations_run_composed():
     float16 = LSTM(3)
     float16(x)
     assert float16.cell.fused(tf.cast(xw, "float16"), None, None, None, False) is None
+
+
+def test_fused_gradients_trace_in_tf_function():
+    # The VJP is an op (lstm_sequence_grad), so a traced step replays it on new values.
+    layer = tf.keras.layers.Bidirectional(LSTM(3, return_sequences=True))
+    x = tf.constant(RNG.standard_normal((2, 5, 4)).astype(np.float32))
+    layer(x)
+
+    def step(x):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(layer(x) ** 2)
+        return y, tape.gradient(y, layer.trainable_weights)
+    traced = tf.function(step)
+    traced(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y, grads = traced(x * 2)
+    expected_y, expected = step(x * 2)
+    np.testing.assert_allclose(y.numpy(), expected_y.numpy(), rtol=1e-6)
+    for got, want in zip(grads, expected):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
