@@ -31,18 +31,21 @@ from ._checks import param as _param
 from ._checks import float_dtype as _float_dtype
 from ._checks import scale_shift as _scale_shift
 from ._checks import shape as _shape
+from .generator import Generator
 from .stateless import (fold_in, split, stateless_categorical, stateless_normal,
                         stateless_truncated_normal, stateless_uniform)
 
 __all__ = ["set_seed", "generator", "normal", "uniform", "truncated_normal", "shuffle",
-           "categorical", "Generator", "get_global_generator", "stateless_uniform",
+           "categorical", "Generator", "get_global_generator", "set_global_generator",
+           "stateless_uniform",
            "stateless_normal", "stateless_truncated_normal", "stateless_categorical", "split",
            "fold_in"]
 
 _DEFAULT_GLOBAL_SEED = 87654321  # TF's DEFAULT_GRAPH_SEED
 _SEED_MASK = 2**63 - 1  # SeedSequence entries must be non-negative
 
-_state = {"generator": np.random.default_rng(), "seed": None, "op_calls": {}}
+_state = {"generator": np.random.default_rng(), "seed": None, "op_calls": {},
+          "global_generator": None}
 
 
 def set_seed(seed):
@@ -58,6 +61,7 @@ def set_seed(seed):
     _state["generator"] = np.random.default_rng(None if seed is None
                                                 else int(seed) & _SEED_MASK)
     _state["op_calls"] = {}
+    _state["global_generator"] = None
 
 
 def generator(seed=None):
@@ -200,52 +204,19 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
                   .astype(out_dtype))
 
 
-class Generator:
-    """A random number generator with its own state, as tf.random.Generator.
-
-    >>> g = Generator.from_seed(1)
-    >>> g.normal([2, 3]).shape
-    TensorShape([2, 3])
-    """
-
-    def __init__(self, rng):
-        self._rng = rng
-
-    @classmethod
-    def from_seed(cls, seed, alg=None):
-        return cls(np.random.default_rng(int(seed) & _SEED_MASK))
-
-    @classmethod
-    def from_non_deterministic_state(cls, alg=None):
-        return cls(np.random.default_rng())
-
-    def reset_from_seed(self, seed):
-        self._rng = np.random.default_rng(int(seed) & _SEED_MASK)
-
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        np_dtype = _float_dtype(dtype, "StatefulStandardNormalV2")
-        return _scale_shift(_standard(self._rng, _normal_draw, _shape(shape, "normal"),
-                                      np_dtype), stddev, mean)
-
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-        np_dtype = _float_dtype(dtype, "StatefulTruncatedNormal")
-        return _scale_shift(_standard(self._rng, _truncated_draw,
-                                      _shape(shape, "truncated_normal"), np_dtype),
-                            stddev, mean)
-
-    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
-        saved, _state["generator"] = _state["generator"], self._rng
-        try:
-            return uniform(shape, minval, maxval, dtype)
-        finally:
-            _state["generator"] = saved
-
-    def split(self, count=1):
-        """`count` new independent Generators (this one's state advances)."""
-        return [Generator(rng) for rng in self._rng.spawn(int(count))]
-
-
-
 def get_global_generator():
-    """A Generator drawing from the global state (reset by `set_seed`)."""
-    return Generator(_state["generator"])
+    """The global tf.random.Generator: from the global seed after `set_seed(s)` (so a
+    seeded program repeats), else from a non-deterministic state; made on first use."""
+    if _state["global_generator"] is None:
+        _state["global_generator"] = (Generator.from_non_deterministic_state()
+                                      if _state["seed"] is None else
+                                      Generator.from_seed(_state["seed"]))
+    return _state["global_generator"]
+
+
+def set_global_generator(generator):
+    """Replace the global generator (tf.random.set_global_generator)."""
+    if not isinstance(generator, Generator):
+        raise TypeError(f"set_global_generator: expected a tf.random.Generator, got "
+                        f"{type(generator).__name__}.")
+    _state["global_generator"] = generator

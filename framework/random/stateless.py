@@ -47,24 +47,18 @@ def _size(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None,
-                      alg="auto_select"):
-    """Uniform values in [minval, maxval), a function of `seed` only.
-
-    Integer dtypes need both `minval` and `maxval` (values `minval + bits % range`,
-    as TF), or neither: then the whole range of int32/int64/uint32/uint64.
-
-    Raises:
-        ValueError: an unsupported dtype, or only one bound for an integer dtype.
-        InvalidArgumentError: minval >= maxval for integers; a bad seed.
-    """
+def check_uniform_dtype(dtype):
     d = dtypes.as_dtype(dtype)
     if d.name not in _UNIFORM_DTYPES:
         raise ValueError(f"Argument `dtype` got invalid value {d!r}. Accepted dtypes are "
                          "(tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint32, "
                          "tf.uint64).")
-    shape = checked_shape(shape, "StatelessRandomUniformV2")
-    key, counter = _key_counter(seed, alg, "StatelessRandomGetKeyCounter")
+    return d
+
+
+def uniform_from(key, counter, shape, minval, maxval, d):
+    """The uniform draw of `stateless_uniform` from a (key, counter): shared with
+    tf.random.Generator, whose state is a key and a counter."""
     size = _size(shape)
     if d.is_integer:
         if (minval is None) != (maxval is None):
@@ -92,15 +86,42 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, 
     return _m.add(_m.multiply(Tensor(values), _m.subtract(hi, lo)), lo)
 
 
-def _float_op(draw, op_name, shape, seed, mean, stddev, dtype, alg):
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None,
+                      alg="auto_select"):
+    """Uniform values in [minval, maxval), a function of `seed` only.
+
+    Integer dtypes need both `minval` and `maxval` (values `minval + bits % range`,
+    as TF), or neither: then the whole range of int32/int64/uint32/uint64.
+
+    Raises:
+        ValueError: an unsupported dtype, or only one bound for an integer dtype.
+        InvalidArgumentError: minval >= maxval for integers; a bad seed.
+    """
+    d = check_uniform_dtype(dtype)
+    shape = checked_shape(shape, "StatelessRandomUniformV2")
+    key, counter = _key_counter(seed, alg, "StatelessRandomGetKeyCounter")
+    return uniform_from(key, counter, shape, minval, maxval, d)
+
+
+def check_float_dtype(dtype, mean, op_name):
     d = dtypes.as_dtype(dtype)
     if d.name not in ("float16", "float32", "float64"):
         raise TypeError(f"Cannot convert {float(np.asarray(mean, np.float64))!r} to EagerTensor "
                         f"of dtype {d.name} ({op_name} draws float16, float32 or float64).")
-    shape = checked_shape(shape, op_name)
-    key, counter = _key_counter(seed, alg, "StatelessRandomGetKeyCounter")
+    return d
+
+
+def scaled_from(draw, key, counter, shape, mean, stddev, d):
+    """`mean + stddev * draw(...)`: shared with tf.random.Generator."""
     values = draw(key, counter, _size(shape), d._np).reshape(shape)
     return scale_shift(values, stddev, mean)
+
+
+def _float_op(draw, op_name, shape, seed, mean, stddev, dtype, alg):
+    d = check_float_dtype(dtype, mean, op_name)
+    shape = checked_shape(shape, op_name)
+    key, counter = _key_counter(seed, alg, "StatelessRandomGetKeyCounter")
+    return scaled_from(draw, key, counter, shape, mean, stddev, d)
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,

@@ -123,3 +123,47 @@ def test_gradients_reach_mean_stddev_and_bounds():
     gradcheck(lambda lo, hi: R.stateless_uniform([4], seed=[3, 4], minval=lo, maxval=hi,
                                                  dtype=tf.float64),
               np.array(-1.0), np.array([2.0, 3.0, 4.0, 5.0]), order=2)
+
+
+def test_generator_from_seed_equals_tfs_values_and_state():
+    g = R.Generator.from_seed(1)
+    assert g.state.numpy().tolist() == [1, 0, 0]
+    np.testing.assert_array_equal(g.normal([2, 3]).numpy(), np.array(
+        [[0.4384227395057678, -0.5343984365463257, -0.07710261642932892],
+         [1.5658046007156372, -0.10123450309038162, -0.2744975984096527]], np.float32))
+    assert g.state.numpy().tolist() == [1537, 0, 0]  # TF: 256 per value drawn
+    assert g.normal([5]).numpy().tolist() == [
+        -0.44956639409065247, 1.6220768690109253, -1.3694807291030884, 0.8306354880332947,
+        0.2776103913784027]
+    assert g.uniform([3]).numpy().tolist() == [
+        0.5640490055084229, 0.7147067785263062, 0.21592044830322266]
+    assert g.state.numpy().tolist() == [3585, 0, 0]
+    assert g.uniform([3], minval=0, maxval=10, dtype=tf.int32).numpy().tolist() == [9, 7, 1]
+    assert g.truncated_normal([3]).numpy().tolist() == [
+        0.0061650872230529785, 0.9969515800476074, 1.0001473426818848]
+    assert g.normal([3], dtype=tf.float64).numpy().tolist() == [
+        1.4845274273577067, -1.8479340938374267, -0.2777034765258622]
+    assert g.state.numpy().tolist() == [5889, 0, 0]
+
+
+def test_generator_split_and_reset_as_tf():
+    g = R.Generator.from_seed(1234)
+    assert g.normal([2]).numpy().tolist() == [0.9356608986854553, 1.0854305028915405]
+    children = g.split(2)
+    assert [c.state.numpy().tolist() for c in children] == [
+        [0, 0, -2237664645307810991], [0, 0, -7334488933600988152]]  # TF's
+    assert g.state.numpy().tolist() == [2258, 0, 0]
+    g.reset_from_seed(1)
+    assert g.normal([1]).numpy().tolist() == [0.4384227395057678]
+    assert g.make_seeds(3).shape == (2, 3)
+    with pytest.raises(ValueError, match="must be both None or not None"):
+        g.uniform([2], dtype=tf.int32)
+
+
+def test_global_generator_follows_set_seed():
+    tf.random.set_seed(5)
+    first = R.get_global_generator().normal([3]).numpy()
+    tf.random.set_seed(5)
+    np.testing.assert_array_equal(R.get_global_generator().normal([3]).numpy(), first)
+    R.set_global_generator(R.Generator.from_seed(1))
+    assert R.get_global_generator().normal([1]).numpy().tolist() == [0.4384227395057678]
