@@ -19,6 +19,10 @@ How streams are derived (TF 2's seeding rules, with NumPy generators):
 - `generator(seed)` (used by Keras initializers and layers) has no counter:
   with a seed it returns `default_rng([seed, g or 0])`, the same stream on
   every call, which is what a seeded Keras 3 initializer promises.
+
+The stateless ops (`stateless.py`) and `tf.random.Generator` (`generator.py`)
+are TF's Philox generator instead (`philox.py`), so their values equal TF's;
+the stateful ops above do not match TF's values, only its seeding rules.
 """
 
 import numpy as np
