@@ -108,7 +108,7 @@ class _KerasSignature:
         else:
             inputs = args[0] if len(args) == 1 else list(args)
         outputs = nest.flatten(model(inputs, training=False))
-        return dict(zip(model.output_names, outputs))
+        return dict(zip(_output_keys(outputs), outputs))
 
     @property
     def structured_outputs(self):
@@ -118,8 +118,9 @@ class _KerasSignature:
             raise AttributeError("structured_outputs needs a functional or Sequential model "
                                  "with known outputs; a subclassed model's are known only "
                                  "once traced, which tapeflow never does.")
+        flat = nest.flatten(model.outputs)
         return {name: TensorSpec(t.shape, t.dtype, name=name)
-                for name, t in zip(model.output_names, nest.flatten(model.outputs))}
+                for name, t in zip(_output_keys(flat), flat)}
 
     def __repr__(self):
         return f"<signature: {type(self._model).__name__} serving_default>"
@@ -151,3 +152,9 @@ def load_signatures(obj, described):
         functions[key] = (_KerasSignature(obj) if spec.get("keras_call")
                           else _MethodSignature(obj, spec["method"]))
     return SignatureMap(functions)
+
+
+def _output_keys(outputs):
+    """The keys TF 2.16+ (Keras 3) gives a Keras model's serving outputs: output_0, ...
+    (tf.keras 2 used the output layers' names)."""
+    return [f"output_{i}" for i in range(len(outputs))]

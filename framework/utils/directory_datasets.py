@@ -270,6 +270,8 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
         return audio
 
     def batch(dataset, size):
+        if output_sequence_length is not None:  # every clip has that length already
+            return dataset.batch(size)
         spec = dataset.element_spec
         audio_shape = [None, None] if not isinstance(spec, tuple) else None
         shapes = audio_shape if audio_shape else ([None, None],) + tuple(

@@ -225,11 +225,6 @@ def test_new_high_level_keras_format(mnist):
     assert new_model.predict(test_images).shape == (1000, 10)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "tapeflow differs from TF 2.21: the loaded Keras model's signatures['serving_default'] "
-    "returns {'dense_1': ...} (keyed by model.output_names, Keras 2's naming; "
-    "framework/saved_model/signatures.py:111) where TF 2.21 with Keras 3 returns "
-    "{'output_0': ...}: KeyError 'output_0': issue 15"))
 def test_saved_model_format(mnist):
     train_images, train_labels, test_images, test_labels = mnist
 

@@ -167,12 +167,10 @@ def _trained_model(train_ds, val_ds, test_ds, label_names):
     return model, history, input_shape, test_spectrogram_ds
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "tapeflow differs: audio_dataset_from_directory(..., output_sequence_length=16000)'s "
-    "element_spec is (TensorSpec(shape=(None, None, None), ...), ...) where TF's is "
-    "(None, 16000, None): the static clip length is lost (framework/utils/"
-    "directory_datasets.py, audio_dataset_from_directory); the rest of the section passes: "
-    "issue 16"))
+@pytest.mark.xfail(strict=True, reason=(
+    "a known difference: tapeflow's element_spec is read off the decoded clips, so it "
+    "knows their channel count, (None, 16000, 1), where TF's decode_wav leaves it "
+    "unknown, (None, 16000, None); the rest of the section passes"))
 def test_import_the_mini_speech_commands_dataset(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _mini_speech_commands(tmp_path)
