@@ -54,6 +54,13 @@ def _leaf_specs(signature):
     return [_as_spec(s) for s in nest.flatten(signature)]
 
 
+def _row_spec(elem):
+    """The default signature of one row of `elem`: TF's unbatched spec of it."""
+    if isinstance(elem, RaggedTensor):
+        return RaggedTensorSpec(elem.shape[1:], elem.dtype, ragged_rank=elem.ragged_rank - 1)
+    return TensorSpec(None, elem.dtype)
+
+
 def _first_dimension(elems_flat):
     for t in elems_flat:
         if len(t.shape) < 1:
@@ -118,7 +125,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     `elems` may be a tensor or a nested structure of tensors with the same first
     dimension; `fn` gets the same structure of rows. Without
     `fn_output_signature` (or its deprecated alias `dtype`), `fn` must return the
-    structure and dtypes of `elems`, as in TF. A `RaggedTensorSpec` leaf lets
+    structure and dtypes of `elems`, as in TF. A RaggedTensor in `elems` is cut into
+    its rows (Tensors), and its results are stacked into a RaggedTensor again. A `RaggedTensorSpec` leaf lets
     `fn` return rows of different lengths, stacked into a RaggedTensor.
     `parallel_iterations` and `swap_memory` are accepted and ignored (one CPU
     thread runs the calls in order); `back_prop=False` stops the gradient.
@@ -135,15 +143,17 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
                          "`fn_output_signature`.")
     if fn_output_signature is None:
         fn_output_signature = dtype
-    elems_flat = [as_tensor(t) for t in nest.flatten(elems)]
+    elems_flat = [t if isinstance(t, RaggedTensor) else as_tensor(t)
+                  for t in nest.flatten(elems)]
     if not elems_flat:
         raise ValueError("map_fn: `elems` must be a tensor or a non-empty structure of tensors.")
     n = _first_dimension(elems_flat)
-    if fn_output_signature is None:  # elems' dtypes; the shapes TF leaves unknown
-        fn_output_signature = nest.map_structure(
-            lambda t: TensorSpec(None, t.dtype), nest.pack_sequence_as(elems, elems_flat))
+    if fn_output_signature is None:  # elems' dtypes (and raggedness); shapes left unknown
+        fn_output_signature = nest.map_structure(_row_spec,
+                                                 nest.pack_sequence_as(elems, elems_flat))
     specs = _leaf_specs(fn_output_signature)
-    rows = [unstack(t, axis=0) for t in elems_flat]
+    rows = [[t[i] for i in range(n)] if isinstance(t, RaggedTensor) else unstack(t, axis=0)
+            for t in elems_flat]
     columns = [[] for _ in specs]
     first_shapes = [None] * len(specs)
     for i in range(n):

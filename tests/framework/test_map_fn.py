@@ -92,3 +92,11 @@ def test_group_no_op_identity_n_as_tf_eager():
     a, b = tf.identity_n([tf.constant(1), tf.constant(2.0)])
     assert (a.numpy(), b.numpy(), b.dtype) == (1, 2.0, tf.float32)
     gradcheck(lambda x: tf.identity_n([x * x])[0], np.array([0.5, -1.5]), order=2)
+
+
+def test_map_fn_over_a_ragged_tensor_as_the_ragged_guide():
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    assert tf.map_fn(tf.math.square, digits).to_list() == [
+        [9, 1, 16, 1], [], [25, 81, 4], [36], []]  # the guide's printed result
+    sums = tf.map_fn(tf.reduce_sum, digits, fn_output_signature=tf.int32)
+    np.testing.assert_array_equal(sums.numpy(), [9, 0, 16, 6, 0])
