@@ -4,7 +4,9 @@ stack, tile, reverse, shape, reshape and the reductions here when it is
 imported, keyed by (function name, type of the argument), and the public
 functions ask `for_value`/`for_any` before converting their input to a Tensor."""
 
-__all__ = ["register", "for_value", "for_any"]
+import functools
+
+__all__ = ["register", "for_value", "for_any", "composite_aware"]
 
 _TABLE = {}
 
@@ -27,3 +29,23 @@ def for_any(name, values):
             if implementation is not None:
                 return implementation
     return None
+
+
+def composite_aware(fn, key="elementwise"):
+    """`fn` that also takes the composite tensors registered under `key`: tried only
+    after `fn` itself refused its arguments with a TypeError, so Tensors pay nothing
+    but this frame. With key "elementwise" the implementation gets `fn` to apply to the
+    flat values; any other key's implementation takes `fn`'s arguments. Tensor's
+    operators bind `fn` itself (`public.__wrapped__`), without the frame."""
+    @functools.wraps(fn)
+    def public(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            implementation = for_any(key, args)
+            if implementation is None:
+                raise
+        if key == "elementwise":
+            return implementation(fn, *args, **kwargs)
+        return implementation(*args, **kwargs)
+    return public

@@ -36,22 +36,29 @@ def _direct(op, tf_name):
     return forward, reflected
 
 
+def _plain(fn):
+    """`fn` without api/dispatch.composite_aware's frame."""
+    return getattr(fn, "__wrapped__", fn)
+
+
 def install():
     for name, op, tf_name in (("add", _m.add, "AddV2"), ("sub", _m.subtract, "Sub"),
                               ("mul", _m.multiply, "Mul")):
         forward, reflected = _direct(op, tf_name)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", reflected)
-    ops = {
-        "__truediv__": tf_math.divide, "__pow__": tf_math.pow, "__matmul__": linalg.matmul,
-        "__floordiv__": tf_math.floordiv, "__mod__": tf_math.floormod,
+    ops = {  # the plain functions: a Tensor's operator never meets a RaggedTensor here
+        "__truediv__": _plain(tf_math.divide), "__pow__": _plain(tf_math.pow),
+        "__matmul__": linalg.matmul, "__floordiv__": _plain(tf_math.floordiv),
+        "__mod__": _plain(tf_math.floormod),
     }
     for name, fn in ops.items():
         setattr(Tensor, name, fn)
         setattr(Tensor, name.replace("__", "__r", 1), _reflected(fn))
-    Tensor.__neg__ = lambda self: tf_math.negative(self)
+    negative, absolute = _plain(tf_math.negative), _plain(tf_math.abs)
+    Tensor.__neg__ = lambda self: negative(self)
     Tensor.__pos__ = lambda self: self
-    Tensor.__abs__ = lambda self: tf_math.abs(self)
+    Tensor.__abs__ = lambda self: absolute(self)
     Tensor.__lt__ = tf_math.less
     Tensor.__le__ = tf_math.less_equal
     Tensor.__gt__ = tf_math.greater

@@ -6,6 +6,7 @@ reductions and comparisons are the sibling modules'."""
 
 import numpy as np
 
+from ..api.dispatch import composite_aware
 from ..core.args import apply_binary
 from ..core.errors import InvalidArgumentError
 from ..core.record import cut as _cut
@@ -243,3 +244,14 @@ def where(condition, x=None, y=None, name=None):
                                    f"{shapes[0]}, {shapes[1]} and {shapes[2]} "
                                    "[Op:SelectV2]") from None
     return _m.select(c, x, y)
+
+
+# RaggedTensors (api/dispatch.py): tf.add(ragged, 3), tf.exp(ragged), ... act on the
+# flat values. Wrapped last, so that this module's own calls skip the extra frame.
+for _name in ("add", "subtract", "multiply", "divide", "truediv", "divide_no_nan",
+              "floordiv", "floormod", "mod", "pow", "negative", "reciprocal", "square",
+              "squared_difference", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p", "abs",
+              "sign", "maximum", "minimum", "floor", "ceil", "round", "sin", "cos", "tan",
+              "sinh", "cosh", "asin", "acos", "atan", "tanh", "sigmoid", "erf", "erfc",
+              "softplus"):
+    globals()[_name] = composite_aware(globals()[_name])

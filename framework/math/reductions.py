@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from ..core import dtypes
+from ..api.dispatch import composite_aware
 from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
 from ..core.record import cut as _cut
@@ -185,3 +186,10 @@ def _scan(op, tf_name):
 
 cumsum = _scan(_r.cumsum, "Cumsum")
 cumprod = _scan(_r.cumprod, "Cumprod")
+
+
+# RaggedTensors reduce row by row (tf.ragged registers them in api/dispatch.py).
+reduce_sum = composite_aware(reduce_sum, "reduce_sum")
+reduce_mean = composite_aware(reduce_mean, "reduce_mean")
+reduce_max = composite_aware(reduce_max, "reduce_max")
+reduce_min = composite_aware(reduce_min, "reduce_min")

@@ -4,6 +4,7 @@ scatter-add VJP are ops/shape.py's."""
 
 import numpy as np
 
+from ..api.dispatch import composite_aware
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
 from ..ops import math as _m
@@ -50,3 +51,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     norm = _m.sqrt(_r.reduce_sum(_m.square(out), axis=axes, keepdims=True))
     limit = _m.const(max_norm, out)
     return _m.multiply(out, _m.divide(limit, _m.maximum(norm, limit)))
+
+
+# Ragged ids give a RaggedTensor of rows (tf.ragged registers it in api/dispatch.py).
+embedding_lookup = composite_aware(embedding_lookup, "embedding_lookup")
