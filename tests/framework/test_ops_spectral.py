@@ -44,6 +44,7 @@ GRADCHECK_CASES = [
     Case("complex scalar", lambda x, y: _to_real(sp.complex(x, y)), _r(2, 3), _r()),
     Case("complex size-0", lambda x, y: _to_real(sp.complex(x, y)), _r(0, 3), _r(3)),
     Case("conj", lambda x, y: _to_real(sp.conj(sp.complex(x, y))), _r(2, 3), _r(2, 3)),
+    Case("conj size-0", lambda x, y: _to_real(sp.conj(sp.complex(x, y))), _r(0, 3), _r(0, 3)),
     Case("fft", _through_fft(1), _r(2, 5), _r(2, 5)),
     Case("ifft", _through_fft(1, inverse=True), _r(3, 4), _r(3, 4)),
     Case("fft2d", _through_fft(2), _r(2, 3, 4), _r(2, 3, 4)),
