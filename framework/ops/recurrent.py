@@ -23,6 +23,7 @@ it (GradientTape.explain names it)."""
 import numpy as np
 
 from . import shape as _s
+from .math import matmul_2d
 from .registry import defop
 
 __all__ = ["lstm_sequence", "gru_sequence", "simple_rnn_sequence", "lstm_sequence_grad",
@@ -181,15 +182,16 @@ def _step_product(a, b):
 
 
 def _matmul_steps(a, b):
-    """(batch, steps, k) @ (k, n) as one BLAS call over all steps."""
+    """(batch, steps, k) @ (k, n) as one product over all steps (matmul_2d: the
+    GEMM kernel or BLAS, as the matmul op routes it)."""
     batch, steps, k = a.shape
-    return (a.reshape(batch * steps, k) @ b).reshape(batch, steps, b.shape[1])
+    return matmul_2d(a.reshape(batch * steps, k), b).reshape(batch, steps, b.shape[1])
 
 
 def _sum_steps(a, b):
-    """sum over steps of a[t].T @ b[t], one BLAS call: the recurrent kernel's gradient."""
+    """sum over steps of a[t].T @ b[t], one product: the recurrent kernel's gradient."""
     rows = a.shape[0] * a.shape[1]
-    return a.reshape(rows, a.shape[-1]).T @ b.reshape(rows, b.shape[-1])
+    return matmul_2d(a.reshape(rows, a.shape[-1]).T, b.reshape(rows, b.shape[-1]))
 
 
 # --------------------------------------------------------------------- LSTM
