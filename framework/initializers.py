@@ -4,6 +4,7 @@ its first value (`initializer(shape, dtype)` -> Tensor), looked up by name with
 level or global) repeats the values. Layers call them; they know no layers."""
 
 import math
+import sys
 
 import numpy as np
 
@@ -331,13 +332,28 @@ _BY_CLASS = {cls.__name__: cls for cls in set(_BY_NAME.values()) | {ConstantInit
 
 
 def serialize(initializer):
-    """{'class_name': ..., 'config': ...} for `deserialize`."""
+    """{'class_name': ..., 'config': ...} for `deserialize`. A plain function given as
+    an initializer (`kernel_initializer=tf.random.normal`) is stored as Keras 3 stores
+    a function: its name and module, {'class_name': 'function', ...}."""
+    if not isinstance(initializer, Initializer) and callable(initializer):
+        return {"module": getattr(initializer, "__module__", None), "class_name": "function",
+                "config": getattr(initializer, "__name__", repr(initializer)),
+                "registered_name": "function"}
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
 
 
 def deserialize(config):
-    """An initializer from `serialize`'s dict."""
+    """An initializer from `serialize`'s dict. A stored function is found again only if
+    tapeflow defines it (a file names modules; loading never imports others)."""
     name = config.get("class_name")
+    if name == "function":
+        function = tapeflow_function(config.get("module"), config.get("config"))
+        if function is None:
+            raise ValueError(f"Unknown initializer function {config.get('module')}."
+                             f"{config.get('config')}: a saved function is found again only "
+                             "among tapeflow's own; pass it in custom_objects or register it "
+                             "with register_keras_serializable.")
+        return function
     cls = _BY_CLASS.get(name) or _BY_NAME.get(name)
     if cls is None:
         raise ValueError(f"Unknown initializer class {name!r}.")
@@ -383,3 +399,14 @@ lecun_uniform, lecun_normal = LecunUniform, LecunNormal
 zeros_initializer, ones_initializer, constant_initializer = Zeros, Ones, ConstantInitializer
 random_uniform_initializer, random_normal_initializer = RandomUniform, RandomNormal
 glorot_uniform_initializer, glorot_normal_initializer = GlorotUniform, GlorotNormal
+
+
+
+def tapeflow_function(module, name):
+    """The function `module.name` if the module is tapeflow's and already imported,
+    else None: a saved file names a function, and loading never imports a module."""
+    if not isinstance(module, str) or not (module == "tapeflow" or
+                                           module.startswith("tapeflow.")):
+        return None
+    function = getattr(sys.modules.get(module), str(name), None)
+    return function if callable(function) else None

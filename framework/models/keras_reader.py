@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from .. import activations, losses, metrics
+from .. import activations, initializers, losses, metrics
 from .. import optimizers as _optimizers
 from ..core import nest
 from ..layers.base import Layer
@@ -175,6 +175,8 @@ class _Reader:
             # Keras puts the registered name in "config" ("registered_name" is "function").
             fn = self.finder.get(str(inner)) or self.finder.get(value.get("registered_name"))
             fn = fn or _activation(str(inner))  # a name, never any attribute of a module
+            if fn is None and str(value.get("module", "")).startswith("tapeflow."):
+                fn = initializers.tapeflow_function(value.get("module"), inner)  # tf.random.normal
             if fn is None:
                 raise ValueError(f"Unknown function {value.get('registered_name') or inner!r} "
                                  f"in {what}: register it with @tf.keras.utils."

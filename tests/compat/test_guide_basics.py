@@ -10,15 +10,10 @@ are asserted.
 """
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
 
-@pytest.mark.xfail(strict=True, reason="needs tf.saved_model.save/load: issue 15/16 "
-                   "(and tf.Module, which may land in parallel); with those stubbed, "
-                   "model.save fails next on kernel_initializer=tf.random.normal (a plain "
-                   "function as initializer has no get_config)")
 def test_guide_basics(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     tf.random.set_seed(0)

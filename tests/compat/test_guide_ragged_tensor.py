@@ -27,11 +27,6 @@ def _rows(ragged):
     return ragged.to_list()
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.add and tf.reduce_mean of a RaggedTensor and tf.map_fn over one (TF dispatches "
-    "them to ragged; each raises TypeError 'A RaggedTensor of shape (5, None) cannot be "
-    "converted to a dense Tensor', framework/ragged/ragged_tensor.py; the dispatch entries "
-    "of 917423a are not reached from tf.add): issue 15"))
 def test_what_you_can_do_with_a_ragged_tensor():
     digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
     words = tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
@@ -380,10 +375,6 @@ def test_datasets():
         {'mean_length': 3, 'length_ranges': [[0, 1, 2], [0, 1, 2, 3, 4], [0, 1]]}]
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.math.reduce_max/reduce_min of a RaggedTensor (today TypeError 'A RaggedTensor of "
-    "shape (3, None) cannot be converted to a dense Tensor'); then get_concrete_function of "
-    "a RaggedTensor: issue 15"))
 def test_tf_function():
     @tf.function
     def make_palindrome(x, axis):

@@ -195,3 +195,21 @@ def test_softplus_is_stable_and_gradient_at_zero_is_half():
         tape.watch(x)
         y = tf.reduce_sum(A.softplus(x))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0.0, 0.5, 1.0])
+
+
+def test_a_function_initializer_is_saved_as_keras_stores_functions(tmp_path):
+    """`kernel_initializer=tf.random.normal` (TF's basics guide): get_config stores the
+    function by module and name, and a saved model loads it back; a function tapeflow
+    does not define is never looked up in other modules."""
+    model = tf.keras.Sequential([tf.keras.Input((2,)),
+                                 tf.keras.layers.Dense(1, kernel_initializer=tf.random.normal)])
+    spec = model.layers[0].get_config()["kernel_initializer"]
+    assert spec == {"module": "tapeflow.random", "class_name": "function", "config": "normal",
+                    "registered_name": "function"}
+    assert tf.keras.initializers.deserialize(spec) is tf.random.normal
+    model.save(tmp_path / "m.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "m.keras")
+    assert loaded.layers[0].kernel_initializer is tf.random.normal
+    with pytest.raises(ValueError, match="found again only among tapeflow's own"):
+        tf.keras.initializers.deserialize({"module": "os", "class_name": "function",
+                                           "config": "system"})
