@@ -95,6 +95,8 @@ _LAZY = {
     "assert_rank": ("debugging.asserts", "assert_rank"),
     # issue 21: tf.distribute over MPI (mpi4py is imported only when a strategy is made)
     "distribute": "distribute",
+    # tf.experimental (what tapeflow has of it: the ragged guide's shapes)
+    "experimental": "experimental",
     # tf.audio (the simple audio tutorial's WAV files)
     "audio": "audio",
     # tf.py_function / tf.numpy_function (the tf.data guide's decoders)

@@ -13,7 +13,7 @@ from ..core.tensor import Tensor, convert_to_tensor
 from ..ops import shape as _s
 from .ragged_tensor import RaggedTensor, gather_rows
 
-__all__ = ["getitem", "install"]
+__all__ = ["getitem", "install", "same_partition"]
 
 
 def _int(k):
@@ -116,7 +116,7 @@ def _bound(bound, lengths, default):
     return np.clip(at, 0, lengths)
 
 
-def _same_partition(a, b):
+def same_partition(a, b):
     sa, sb = a.nested_row_splits, b.nested_row_splits
     return len(sa) == len(sb) and all(np.array_equal(x._value, y._value)
                                       for x, y in zip(sa, sb))
@@ -149,7 +149,7 @@ def apply_elementwise(fn, rt, other):
     """`fn(rt, other)` on the flat values, `other` matched to them."""
     flat = rt.flat_values
     if isinstance(other, RaggedTensor):
-        if not _same_partition(rt, other):
+        if not same_partition(rt, other):
             splits = [[s.numpy().tolist() for s in t.nested_row_splits] for t in (rt, other)]
             raise InvalidArgumentError(f"Inputs must have identical ragged splits: shapes "
                                        f"{rt.shape} and {other.shape}, row splits "

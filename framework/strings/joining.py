@@ -7,6 +7,7 @@ import numpy as np
 from ..api.printing import format_value
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, as_tensor
+from ..ragged.ragged_indexing import same_partition
 from ..ragged.ragged_tensor import RaggedTensor
 from .text import OBJECT, string_array, tensor_of
 
@@ -32,6 +33,14 @@ def join(inputs, separator="", name=None):
         InvalidArgumentError: if two non-scalar inputs differ in shape.
     """
     sep = _separator(separator, "StringJoin")
+    ragged = [x for x in inputs if isinstance(x, RaggedTensor)] if isinstance(
+        inputs, (list, tuple)) else []
+    if ragged:  # RaggedTensors of one row partition: their flat values joined (TF's dispatch)
+        first = ragged[0]
+        if len(ragged) != len(inputs) or not all(same_partition(first, r) for r in ragged):
+            raise InvalidArgumentError("tf.strings.join of RaggedTensors needs every input "
+                                       "ragged with the same row partition [Op:StringJoin]")
+        return first.with_flat_values(join([r.flat_values for r in ragged], separator))
     if isinstance(inputs, Tensor):
         inputs = [inputs[i] for i in range(len(inputs))]
     arrays = [string_array(x, f"inputs[{i}]") for i, x in enumerate(inputs)]

@@ -141,8 +141,6 @@ def test_what_you_can_store_in_a_ragged_tensor():
     assert "nesting depth" in messages[1], messages
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.nn.embedding_lookup and tf.reduce_mean of RaggedTensors (today TypeError 'A RaggedTensor of shape (3, None) cannot be converted to a dense Tensor' (framework/ragged/ragged_tensor.py:418)); tf.strings.to_hash_bucket_fast and tf.strings.join pass: issue 15"))
 def test_example_use_case():
     queries = tf.ragged.constant([['Who', 'is', 'Dan', 'Smith'],
                                   ['Pause'],
@@ -553,8 +551,6 @@ def test_static_shape():
     assert repr(rt.shape) == "TensorShape([4, None])"
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.experimental.DynamicRaggedShape and tf.experimental.RowPartition; tf.shape(rt) and tf.reshape/zeros/ones/fill of it pass: issue 15"))
 def test_dynamic_shape():
     x = tf.constant([['a', 'b'], ['c', 'd'], ['e', 'f']])
     np.testing.assert_array_equal(tf.shape(x).numpy(), [3, 2])

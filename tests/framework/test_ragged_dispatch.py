@@ -38,3 +38,13 @@ def test_tensors_are_unchanged_and_other_type_errors_still_raise():
     assert float(tf.constant(4.0) / 2) == 2.0
     with pytest.raises(TypeError):
         tf.add(tf.constant(1.0), object())
+
+
+def test_strings_join_of_ragged_inputs_and_tf_experimental():
+    a = tf.ragged.constant([["a", "b"], ["c"]])
+    b = tf.ragged.constant([["x", "y"], ["z"]])
+    assert tf.strings.join([a, b], separator="+").to_list() == [[b"a+x", b"b+y"], [b"c+z"]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="same row partition"):
+        tf.strings.join([a, tf.ragged.constant([["x"], ["y", "z"]])])
+    assert tf.experimental.DynamicRaggedShape is tf.ragged.DynamicRaggedShape
+    assert tf.experimental.RowPartition is tf.ragged.RowPartition
