@@ -10,6 +10,8 @@ from .. import activations, constraints, initializers, regularizers
 from ..api.array_ops import reshape
 from ..linalg import matmul
 from ..math import add
+from ..sparse.sparse_ops import sparse_dense_matmul
+from ..sparse.sparse_tensor import SparseTensor
 from .base import InputSpec, Layer
 from .keras_tensor import KerasTensor
 from .layer_utils import serialize_option, weight_options_config
@@ -76,6 +78,10 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs):
+        if isinstance(inputs, SparseTensor):  # a sparse batch: a dense output, as Keras
+            out = sparse_dense_matmul(inputs, self.kernel)
+            out = add(out, self.bias) if self.use_bias else out
+            return self.activation(out)
         shape = inputs.shape
         if len(shape) > 2:  # one BLAS call over all leading axes
             flat = reshape(inputs, (-1, shape[-1]))

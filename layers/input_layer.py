@@ -4,6 +4,7 @@ import numpy as np
 
 from ..api.array_ops import cast, expand_dims, squeeze
 from ..core.tensor import Tensor, constant, convert_to_tensor
+from ..sparse.sparse_tensor import SparseTensor
 from .keras_tensor import KerasTensor
 
 __all__ = ["Input", "reset_input_names", "conform_to_input"]
@@ -58,6 +59,10 @@ def conform_to_input(symbolic, value):
     if value is None:
         return value
     target = symbolic.dtype
+    if isinstance(value, SparseTensor):  # Input(sparse=True): Dense multiplies it as it is
+        if value.dtype != target:
+            value = SparseTensor(value.indices, cast(value.values, target), value.dense_shape)
+        return value
     # A tensor's value is not read here (a traced step must not look at values; a
     # string Tensor already holds bytes): only NumPy text arrays become string tensors.
     if isinstance(value, np.ndarray) and value.dtype.kind in "US":

@@ -11,6 +11,8 @@ import numpy as np
 from ..core import nest
 from ..core.string_values import holds_text, to_bytes_array
 from ..core.tensor import Tensor
+from ..sparse.rows import take_rows
+from ..sparse.sparse_tensor import SparseTensor
 
 __all__ = ["make_data", "unpack_x_y_sample_weight", "train_validation_split",
            "check_input_keys"]
@@ -32,7 +34,26 @@ def unpack_x_y_sample_weight(data):
                      f"{len(data)} elements.")
 
 
+class _SparseRows:
+    """A SparseTensor among the data: batches take its rows (sparse/rows.py), as they
+    take an array's, and a SparseTensor reaches the model (Input(sparse=True))."""
+
+    def __init__(self, sparse):
+        self.sparse = sparse
+        self.shape = tuple(int(d) for d in sparse.dense_shape._value)
+        self.ndim = len(self.shape)
+        self.dtype = sparse.values._value.dtype  # checked as the values' dtype
+
+    def __getitem__(self, index):
+        return take_rows(self.sparse, index)
+
+    def values(self):
+        return self.sparse.values._value
+
+
 def _array(value):
+    if isinstance(value, SparseTensor):
+        return _SparseRows(value)
     if isinstance(value, Tensor):
         return np.asarray(value._value)
     if isinstance(value, np.ndarray):
@@ -151,6 +172,7 @@ def _is_array_like(value):
 
 def _check_finite(name, structure):
     for leaf in nest.flatten(structure):
+        leaf = leaf.values() if isinstance(leaf, _SparseRows) else leaf
         if leaf.dtype.kind == "f" and not np.isfinite(leaf).all():
             bad = np.argwhere(~np.isfinite(leaf))[0]
             raise ValueError(f"{name} contains NaN or infinity (first at index "

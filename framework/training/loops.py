@@ -10,6 +10,7 @@ from .. import random as _random
 from ..callbacks import CallbackList, TerminateOnNaN
 from ..core import nest
 from ..core.tensor import Tensor
+from ..sparse.sparse_tensor import SparseTensor
 from . import numerics
 from .numerics import is_finite_loss
 from .data_adapter import make_data, train_validation_split, unpack_x_y_sample_weight
@@ -22,7 +23,8 @@ __all__ = ["fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "pre
 def _to_tensors(structure):
     if structure is None:
         return None
-    return nest.map_structure(lambda a: a if isinstance(a, Tensor) else Tensor(a), structure)
+    return nest.map_structure(lambda a: a if isinstance(a, (Tensor, SparseTensor)) else
+                              Tensor(a), structure)
 
 
 def _batch_tuple(x, y, sample_weight):

@@ -10,7 +10,6 @@ prints is asserted, with the values TF 2.21 prints for it. No other change.
 """
 
 import numpy as np
-import pytest
 
 import tapeflow as tf
 
@@ -135,12 +134,6 @@ def test_manipulating_sparse_tensors():
   np.testing.assert_array_equal(tf.sparse.to_dense(st2_plus_5).numpy(), expected)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs SparseTensor inputs to Keras: tf.keras.Input(shape=(4,), sparse=True) is "
-    "accepted, but model(sparse_data) converts the SparseTensor to a dense tensor "
-    "(layers/input_layer.py:68, conform_to_input) and raises TypeError 'A SparseTensor of "
-    "shape [6, 4] cannot be converted to a dense Tensor implicitly'; Dense must take it "
-    "(a sparse-dense matmul): issue 15/16"))
 def test_keras():
   x = tf.keras.Input(shape=(4,), sparse=True)
   y = tf.keras.layers.Dense(4)(x)

@@ -244,3 +244,21 @@ def test_fit_takes_numpy_text_for_a_model_that_takes_text():
     numeric.compile("sgd", "mse")
     with pytest.raises(TypeError, match="features must be numbers"):
         numeric.fit(texts, labels, verbose=0)
+
+
+def test_sparse_inputs_through_fit_and_predict():
+    """Input(sparse=True) and Dense on a SparseTensor, as TF's sparse-tensor guide: the
+    output is the dense product, and fit/predict batch the SparseTensor's rows."""
+    inputs = tf.keras.Input(shape=(4,), sparse=True)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(3)(inputs))
+    sparse = tf.SparseTensor([[0, 1], [2, 0], [2, 3], [5, 2]], [1.0, 2.0, 3.0, 4.0], [6, 4])
+    dense = tf.sparse.to_dense(sparse).numpy()
+    layer = model.layers[-1]
+    expected = dense @ layer.kernel.numpy() + layer.bias.numpy()
+    np.testing.assert_allclose(model(sparse).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(model.predict(sparse, batch_size=4, verbose=0), expected,
+                               rtol=1e-6)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(sparse, np.ones((6, 3), np.float32), batch_size=2, epochs=3,
+                        verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
