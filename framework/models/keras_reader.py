@@ -45,6 +45,9 @@ def _accepted_arguments(cls):
     """Constructor arguments of `cls` (through the **kwargs chain up to the base class),
     or None when its signature cannot be read."""
     names = set()
+    cell = getattr(cls, "_cell_class", None)  # LSTM(units, **kwargs) hands its cell's on
+    if isinstance(cell, type):
+        names |= _accepted_arguments(cell) or set()
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:

@@ -501,3 +501,16 @@ def test_layer_zoo_moves_both_ways_with_real_keras(tmp_path):
         loaded = tf.keras.models.load_model(tmp_path / f"k_{name}{ext}")
         np.testing.assert_allclose(loaded.predict(x, verbose=0),
                                    np.load(tmp_path / f"k_{name}.npy"), rtol=1e-4, atol=1e-5)
+
+
+def test_recurrent_layer_options_survive_a_keras_file(tmp_path):
+    """LSTM(use_bias=False) (the ragged guide's model): the cell's options that the layer
+    passes on must not be dropped as unknown when the file is read."""
+    pytest.importorskip("h5py")
+    model = tf.keras.Sequential([tf.keras.Input((5, 3)), tf.keras.layers.LSTM(4, use_bias=False),
+                                 tf.keras.layers.Dense(1)])
+    model.save(tmp_path / "m.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "m.keras")
+    assert [w.name for w in loaded.weights] == [w.name for w in model.weights]
+    x = np.random.default_rng(0).random((2, 5, 3), dtype=np.float32)
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
