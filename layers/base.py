@@ -415,4 +415,6 @@ def _note_layer_spans(layer, tapes, starts):
     """Mark the records a call of `layer` left on each tape (for memory reports)."""
     for tape, start in zip(tapes, starts):
         if tape._records is not None and len(tape._records) > start:
+            if tape._layer_spans is None:
+                tape._layer_spans = []
             tape._layer_spans.append((start, len(tape._records), layer.name))

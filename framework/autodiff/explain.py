@@ -124,10 +124,11 @@ def _source_not_tracked(tape, source, name):
 def _cut_evidence(tape, dependents):
     """The notes that cut a path starting at the source: (cuts, escapes, pauses)."""
     cuts, escapes = [], []
-    for kind, what, input_ids, site in tape._notes:
+    notes = tape._notes or ()
+    for kind, what, input_ids, site in notes:
         if kind in ("cut", "escape") and any(i in dependents for i in input_ids):
             (cuts if kind == "cut" else escapes).append((what, site))
-    pauses = [site for kind, _, _, site in tape._notes if kind == "pause"]
+    pauses = [site for kind, _, _, site in notes if kind == "pause"]
     return cuts, escapes, pauses
 
 
@@ -168,7 +169,7 @@ def explain(tape, target, source):
             f"The gradient flows from {name} to the target through {len(chain)} recorded "
             f"op(s): {steps}."), chain=chain)
     cuts, escapes, pauses = _cut_evidence(tape, dependents)
-    exact = tape._cut_ids.get(id(target))  # the target was computed from this cut
+    exact = (tape._cut_ids or {}).get(id(target))  # the target was computed from this cut
     if exact is not None:
         kind, what, input_ids, site = tape._notes[exact]
         if any(i in dependents for i in input_ids):
@@ -179,8 +180,8 @@ def explain(tape, target, source):
                 f"The target was not recorded from {name}. The tape stopped recording under "
                 f"stop_recording{_where(pauses[0])}; a target computed inside that block is "
                 "not recorded. Compute it outside the block."), pauses)
-        if not tape._active and tape._exit_site is not None:
-            last = block_end(tape._exit_site)
+        if not tape._active and tape._exited and tape._enter_site is not None:
+            last = block_end(tape._enter_site)  # the end of the `with` block it opened
             return Explanation("after_context", (
                 f"The target was not recorded on this tape, which stopped recording when its "
                 f"`with` block ended{_where(last)}. A target computed after that line "

@@ -59,7 +59,7 @@ def _size(n):
 def _layer_of_each_record(tape, n):
     """The innermost Layer whose call made each record (layers/base.py leaves the spans)."""
     names = [None] * n
-    for start, end, name in sorted(tape._layer_spans, key=lambda s: s[0] - s[1]):
+    for start, end, name in sorted(tape._layer_spans or (), key=lambda s: s[0] - s[1]):
         names[start:min(end, n)] = [name] * max(0, min(end, n) - start)
     return names
 
@@ -93,8 +93,10 @@ def report(tape):
     return MemoryReport(total, len(records), by_op, by_layer)
 
 
-# Persistent tapes that held more than LIMIT_BYTES when their context closed.
+# Persistent tapes that held more than LIMIT_BYTES when their context closed; `any_large`
+# is what a tape's __enter__ tests (a WeakSet's truth test runs Python code).
 _large = weakref.WeakSet()
+any_large = [False]
 _warned = weakref.WeakSet()
 
 
@@ -105,12 +107,15 @@ def watch_persistent(tape):
         return
     if sum(rec[2]._value.nbytes for rec in tape._records) > LIMIT_BYTES:
         _large.add(tape)
+        any_large[0] = True
 
 
 def check_outliving(new_tape):
     """When a new tape starts, warn once for each large persistent tape still alive:
     the step that made it is over, and its records still hold the activations."""
-    for tape in list(_large):
+    alive = list(_large)
+    any_large[0] = bool(alive)
+    for tape in alive:
         if tape is new_tape or tape in _warned or not tape._records:
             continue
         _warned.add(tape)

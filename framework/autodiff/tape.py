@@ -5,6 +5,7 @@ nothing about layers."""
 
 import contextlib
 import enum
+import sys
 import logging
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from ..core import nest
 from ..core import record as _record
 from ..core import tensor as _tensor
-from ..core.sites import user_site
+from ..core.sites import mark, site_of, user_site
 from ..core.tensor import Tensor, Variable, convert_to_tensor, scalar
 from ..ops import shape as _shape_ops
 from ..ops.math import add, identity
@@ -76,6 +77,12 @@ class GradientTape:
     >>> g.gradient(y, x)  # 6.0
     """
 
+    # For GradientTape.explain and memory_report, made on first use (core/record.py,
+    # layers/base.py): a step that cuts no path and calls no layer pays for none.
+    _notes = None        # [(kind, name, input ids, user site)]: paths cut
+    _cut_ids = None      # {id of a tensor computed from a cut: its note's index}
+    _layer_spans = None  # [(first record, end, layer name)]
+
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
@@ -85,11 +92,8 @@ class GradientTape:
         self._released = False
         self._active = False        # recording now (on its thread's stack, or paused)
         self._stack = None          # the stack of the thread that entered the context
-        self._notes = []            # (kind, name, input ids, user site): paths cut, for explain
-        self._cut_ids = {}          # id of a tensor computed from a cut -> its note's index
-        self._exit_site = None      # the user's line where recording ended
-        self._enter_site = None     # the user's line that opened the context
-        self._layer_spans = []      # (first record, end, layer name): layers/base.py
+        self._entered_at = None     # a mark of the user's line that opened the context
+        self._exited = False        # the context has closed (explain's after_context)
 
     # -- recording ----------------------------------------------------------
     @property
@@ -102,16 +106,22 @@ class GradientTape:
                              "entered twice.")
         self._stack = _record.push(self)
         self._active = True
-        self._enter_site = user_site()
-        if _memory._large:
+        self._entered_at = mark(sys._getframe(1))
+        if _memory.any_large[0]:
             _memory.check_outliving(self)
         return self
 
     def __exit__(self, *exc_info):
         self._pop()
-        self._exit_site = user_site()
-        _memory.watch_persistent(self)
+        self._exited = True
+        if self._persistent:
+            _memory.watch_persistent(self)
         return False
+
+    @property
+    def _enter_site(self):
+        """The user's line that opened the context (a Site, for messages)."""
+        return site_of(self._entered_at)
 
     def _pop(self):
         """Leave the recording stack; the position it had there (None if a pause hid it)."""
@@ -150,7 +160,7 @@ class GradientTape:
         if not self._is_recording:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
         position = self._pop()
-        self._notes.append(("pause", "stop_recording", (), user_site()))
+        _record.add_note(self, ("pause", "stop_recording", (), user_site()))
         try:
             yield
         finally:
@@ -164,9 +174,7 @@ class GradientTape:
         self._tracked = set()
         self._watched = {}
         self._released = False
-        self._notes = []
-        self._cut_ids = {}
-        self._layer_spans = []
+        self._notes = self._cut_ids = self._layer_spans = None
 
     def watched_variables(self):
         """The Variables this tape watches, in order of creation."""
@@ -285,8 +293,10 @@ class GradientTape:
         grads = _backward(self._records, self._tracked, targets, seed_tensors, flat_sources,
                           batch_ndim=0)
         result = [_finish(grads.get(id(s)), s, mode, ()) for s in flat_sources]
-        if None in result and targets:  # why, for the optimizer's warning (explain.py)
-            _explain.remember_unconnected(self, targets, flat_sources, result)
+        for r in result:  # a None gradient: why, for the optimizer's warning (explain.py)
+            if r is None and targets:
+                _explain.remember_unconnected(self, targets, flat_sources, result)
+                break
         self._finish_backward()
         # The structure of `sources`, empty ones included (`gradient(x, [])` is []).
         return result[0] if single else nest.pack_sequence_as(sources, result)

@@ -12,8 +12,8 @@ from . import tensor as _tensor
 from .sites import user_site
 from .tensor import Variable
 
-__all__ = ["record", "note_cut", "note_escape", "cut", "paused", "push", "pop", "insert",
-           "current_tapes"]
+__all__ = ["record", "note_cut", "note_escape", "note_constant", "cut", "add_note", "paused",
+           "push", "pop", "insert", "current_tapes"]
 
 # Every tape recording now, in any thread, in the order pushed. Ops test this
 # list before doing any tape work, so an op run while no thread records pays
@@ -120,6 +120,20 @@ def record(op, inputs, out, attrs):
             _follow_cut(tape._cut_ids, inputs, out)
 
 
+def add_note(tape, note):
+    """Append `note` to the tape's notes (made on first use); its index."""
+    if tape._notes is None:
+        tape._notes = []
+    tape._notes.append(note)
+    return len(tape._notes) - 1
+
+
+def _cuts(tape):
+    if tape._cut_ids is None:
+        tape._cut_ids = {}
+    return tape._cut_ids
+
+
 def _follow_cut(cut_ids, inputs, out):
     for t in inputs:
         note = cut_ids.get(id(t))
@@ -140,9 +154,9 @@ def _note(kind, name, inputs, out=None):
             if id(t) in tracked:
                 if site is None:
                     site = user_site()
-                tape._notes.append((kind, name, tuple(id(x) for x in inputs), site))
+                index = add_note(tape, (kind, name, tuple(id(x) for x in inputs), site))
                 if out is not None:
-                    tape._cut_ids[id(out)] = len(tape._notes) - 1
+                    _cuts(tape)[id(out)] = index
                 break
         else:
             if out is not None and tape._cut_ids:
@@ -178,12 +192,13 @@ def note_constant(value, out):
     value left the tape, it is taken to come from the latest such escape."""
     for tape in _local.tapes:
         if id(value) in tape._tracked:
-            tape._notes.append(("escape", "tf.constant(tensor)", (id(value),), user_site()))
-            tape._cut_ids[id(out)] = len(tape._notes) - 1
+            index = add_note(tape, ("escape", "tf.constant(tensor)", (id(value),), user_site()))
+            _cuts(tape)[id(out)] = index
             continue
-        for index in range(len(tape._notes) - 1, -1, -1):
-            if tape._notes[index][0] == "escape":
-                tape._cut_ids[id(out)] = index
+        notes = tape._notes or ()
+        for index in range(len(notes) - 1, -1, -1):
+            if notes[index][0] == "escape":
+                _cuts(tape)[id(out)] = index
                 break
 
 

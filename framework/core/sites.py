@@ -8,7 +8,7 @@ import linecache
 import os
 import sys
 
-__all__ = ["user_site", "Site", "block_end"]
+__all__ = ["user_site", "Site", "block_end", "mark", "site_of"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Installed, every folder is under tapeflow/; in the source tree (editable
@@ -64,3 +64,27 @@ def block_end(site):
         if isinstance(node, (ast.With, ast.AsyncWith)) and node.lineno == site.line:
             return Site((site.filename, node.end_lineno, site.function))
     return site
+
+
+def mark(frame):
+    """A cheap mark of the user's line at `frame` (the caller of a tapeflow function),
+    made into a Site only when a message needs it (`site_of`): a GradientTape marks
+    where it was opened on every step, and a Site costs more than this."""
+    code = frame.f_code
+    ours = _TAPEFLOW_CODE.get(code)
+    if ours is None:
+        ours = _TAPEFLOW_CODE[code] = _is_tapeflow(code.co_filename)
+    if ours:  # called from tapeflow (Keras's train_step): walk to the user now
+        return user_site(frame)
+    return (code, frame.f_lineno)
+
+
+_TAPEFLOW_CODE = {}  # code object -> whether it is tapeflow's (mark's per-step test)
+
+
+def site_of(marked):
+    """The Site of a `mark` (None stays None)."""
+    if marked is None or isinstance(marked, Site):
+        return marked
+    code, line = marked
+    return Site((code.co_filename, line, code.co_name))
