@@ -3,8 +3,6 @@ not tapeflow's own code. Explanations of a None gradient and numeric-check
 errors name it, because the line inside tapeflow where something happened
 tells a user nothing. Only called on rare paths (a note, an error), never per op."""
 
-import ast
-import linecache
 import os
 import sys
 
@@ -56,6 +54,8 @@ def block_end(site):
     cannot be read. For messages only: parses the user's file."""
     if site is None:
         return None
+    import ast  # only for this message: `import tapeflow` does not pay for the parser
+    import linecache
     try:
         tree = ast.parse("".join(linecache.getlines(site.filename)))
     except (SyntaxError, ValueError):

@@ -1,11 +1,11 @@
 """complex_numbers.py: tf.complex and tf.math's real, imag, conj and angle, with
-TF's dtype rules in front of the primitives of ops/spectral.py (which hold the
+TF's dtype rules in front of the primitives of ops/math.py (which hold the
 VJPs, in TF's convention for complex gradients)."""
 
 import numpy as np
 
 from ..core.tensor import Tensor, as_tensor
-from ..ops import spectral as _c
+from ..ops import math as _c
 
 __all__ = ["complex", "real", "imag", "conj", "angle"]
 

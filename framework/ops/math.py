@@ -20,7 +20,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "pow", "negative", "square",
            "relu_grad", "cast", "identity", "stop_gradient", "sign", "mask_of", "const", "expm1",
            "log1p", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "erf", "erfc",
            "softplus", "select", "floor", "ceil", "round", "floordiv", "floormod",
-           "erf_values"]
+           "erf_values", "complex", "real", "imag", "conj"]
 
 
 def mask_of(condition, like):
@@ -75,6 +75,39 @@ def conj(z):
 
 
 conj.defvjp(lambda g, out, z: conj(g))
+
+
+# Complex numbers: x + iy and its parts. The adjoints embed g as g + 0i and 0 + ig,
+# TF's convention for the gradient of a real loss with respect to z = x + iy.
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+@defop(broadcasting=True)
+def complex(x, y):  # shadows the builtin inside this module: TF's name
+    """x + iy, broadcast (tf.complex: float32 gives complex64, float64 complex128)."""
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), _COMPLEX_OF[x.dtype])
+    out.real = x
+    out.imag = y
+    return out
+
+
+complex.defvjp(lambda g, out, x, y: real(g), lambda g, out, x, y: imag(g))
+
+
+@defop
+def real(z):
+    return np.real(z).copy()
+
+
+@defop
+def imag(z):
+    return np.imag(z).copy()
+
+
+# The adjoints embed g as g + 0i and 0 + ig.
+real.defvjp(lambda g, out, z: complex(g, Tensor(np.zeros_like(g._value))))
+imag.defvjp(lambda g, out, z: complex(Tensor(np.zeros_like(g._value)), g))
 
 
 def _c(t):

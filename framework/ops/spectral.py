@@ -1,7 +1,7 @@
 """spectral.py: the Fourier-transform primitives of tf.signal (complex FFT and
 its inverse over the last 1-3 axes, the real FFT and its inverse with an
-`fft_length`) and the complex plumbing they need (`complex`, `real`, `imag`,
-`conj`), each forward beside its VJPs. Argument checks and TF's names live in
+`fft_length`), each forward beside its VJPs; the complex plumbing they need
+(`complex`, `real`, `imag`, `conj`) is ops/math.py's. Argument checks and TF's names live in
 framework/signal/.
 
 Gradients follow TF's convention for complex values: the gradient of a real
@@ -12,14 +12,12 @@ C-linear map A is A^H (the FFT's is N times the inverse FFT, as TF's _FFTGrad).
 import numpy as np
 
 from ..core.tensor import Tensor
-from .math import conj, const, multiply
+from .math import _COMPLEX_OF, complex, conj, const, imag, multiply, real  # noqa: A004
 from .registry import defop
 from .shape import getitem, scatter_into
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "complex", "real", "imag", "conj"]
 
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
-               np.dtype(np.float64): np.dtype(np.complex128)}
 _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
 
 
@@ -116,28 +114,3 @@ def _irfft_vjp(g, out, y, fft_length):
     return _fit_last_axes(multiply(spectrum, scale), y._value.shape[-len(n):])
 
 
-@defop(broadcasting=True)
-def complex(x, y):  # shadows the builtin inside this module: TF's name
-    """x + iy, broadcast (tf.complex: float32 gives complex64, float64 complex128)."""
-    out = np.empty(np.broadcast_shapes(x.shape, y.shape), _COMPLEX_OF[x.dtype])
-    out.real = x
-    out.imag = y
-    return out
-
-
-complex.defvjp(lambda g, out, x, y: real(g), lambda g, out, x, y: imag(g))
-
-
-@defop
-def real(z):
-    return np.real(z).copy()
-
-
-@defop
-def imag(z):
-    return np.imag(z).copy()
-
-
-# The adjoints embed g as g + 0i and 0 + ig.
-real.defvjp(lambda g, out, z: complex(g, Tensor(np.zeros_like(g._value))))
-imag.defvjp(lambda g, out, z: complex(Tensor(np.zeros_like(g._value)), g))
