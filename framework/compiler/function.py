@@ -39,6 +39,7 @@ import numpy as np
 from ..core import nest
 from ..core import record as _record
 from ..core.errors import InvalidArgumentError
+from ..debugging.numerics import check_numerics_enabled
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
 from ..ops.math import identity as _identity
@@ -72,8 +73,10 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
 
 
 def _run_eagerly():
-    """Whether tf.config.run_functions_eagerly(True) is in effect."""
-    return user_setting("run_functions_eagerly")
+    """Whether tf.config.run_functions_eagerly(True) is in effect, or the NaN finder
+    (tf.debugging.enable_check_numerics): its checks live in Op.__call__, which a
+    replay does not call, so traced functions run eagerly while it is on."""
+    return user_setting("run_functions_eagerly") or check_numerics_enabled()
 
 
 class Function:

@@ -226,9 +226,10 @@ def test_saving_functions():
   np.testing.assert_allclose(two.numpy()[0, 1], one.numpy()[0], rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "needs tf.profiler.experimental.start: issue 15 (tf.summary.trace_on/trace_export "
-    "exist and, by design, write no graph: tapeflow has none)"))
+@pytest.mark.xfail(strict=True, reason=(
+    "needs tf.profiler.experimental.start, which tapeflow leaves out on purpose (TF's "
+    "profiler reads TF's runtime traces; tests/compat/API_COVERAGE.md); tf.summary's "
+    "trace_on/trace_export exist and, by design, write no graph: tapeflow has none"))
 def test_visualize_the_graph_in_tensorboard(tmp_path, monkeypatch, request):
   monkeypatch.chdir(tmp_path)
   # Not the page's: leave no trace on for later tests, whatever happens below.

@@ -147,3 +147,17 @@ def test_the_layer_that_made_the_nan_is_named(checks_on):
 def test_finite_work_runs_unchanged_with_checks_on(checks_on):
     x = tf.constant([[1.0, 2.0]])
     np.testing.assert_allclose(tf.matmul(x, tf.transpose(x)).numpy(), [[5.0]])
+
+
+def test_check_numerics_reaches_inside_a_traced_function(checks_on):
+    """A traced function runs eagerly while the checks are on (a replay skips Op.__call__),
+    so the NaN is found at its op, as in eager code (issue 22 item 6)."""
+    @tf.function
+    def step(x):
+        return tf.math.log(x) * 2.0
+
+    dbg.disable_check_numerics()
+    step(tf.constant([1.0, 2.0]))  # traced while the checks are off
+    dbg.enable_check_numerics()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="'log'"):
+        step(tf.constant([-1.0, 2.0]))
