@@ -148,13 +148,13 @@ def test_progbar_averages_as_keras(capsys):
 
 def test_register_keras_serializable():
     @utils.register_keras_serializable(package="Tests")
-    class Scale(tf.keras.layers.Layer):
+    class UtilsScale(tf.keras.layers.Layer):
         pass
 
-    assert utils.get_registered_name(Scale) == "Tests>Scale"
-    assert utils.get_registered_object("Tests>Scale") is Scale
-    assert utils.get_registered_object("Scale") is Scale
-    assert utils.get_custom_objects()["Tests>Scale"] is Scale
+    assert utils.get_registered_name(UtilsScale) == "Tests>UtilsScale"
+    assert utils.get_registered_object("Tests>UtilsScale") is UtilsScale
+    assert utils.get_registered_object("UtilsScale") is UtilsScale
+    assert utils.get_custom_objects()["Tests>UtilsScale"] is UtilsScale
     with utils.custom_object_scope({"Other": int}):
         assert utils.get_registered_object("Other") is int
     assert utils.get_registered_object("Other") is None
