@@ -332,6 +332,19 @@ def check_input_keys(x, input_names, name="x"):
                      "The keys are the names of the model's Input layers.")
 
 
+def _from_pandas(value, input_names):
+    """A pandas Series as its values; a DataFrame as a dict of its columns when the
+    model has several Inputs named by them (Keras matches them by name), else as one
+    array of all its columns. Anything else is returned as it is (pandas is never
+    imported here)."""
+    if not type(value).__module__.startswith("pandas"):
+        return value
+    if type(value).__name__ == "DataFrame" and input_names and len(input_names) > 1 and all(
+            name in value.columns for name in input_names):
+        return {name: value[name].to_numpy() for name in input_names}
+    return value.to_numpy() if hasattr(value, "to_numpy") else value
+
+
 def make_data(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
               steps_per_epoch=None, seed=0, class_weight=None, input_names=None,
               text_inputs=False):
@@ -346,6 +359,7 @@ def make_data(x, y=None, sample_weight=None, batch_size=None, shuffle=False,
             generator or Dataset, or an unsupported type.
         TypeError: for strings, None or other objects in the data.
     """
+    x, y, sample_weight = (_from_pandas(v, input_names) for v in (x, y, sample_weight))
     if hasattr(x, "numpy_batches") or hasattr(x, "__next__") or (
             callable(getattr(x, "__iter__", None)) and not _is_array_like(x)):
         if y is not None or sample_weight is not None:

@@ -262,3 +262,24 @@ def test_sparse_inputs_through_fit_and_predict():
     history = model.fit(sparse, np.ones((6, 3), np.float32), batch_size=2, epochs=3,
                         verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+def test_pandas_dataframes_and_series_as_keras_takes_them():
+    """A DataFrame is one array of its columns, or its columns by name for a model whose
+    Inputs are named by them; a Series is its values (optional: needs pandas)."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": np.arange(8, dtype=np.float32), "b": np.ones(8, np.float32)})
+    target = pd.Series(np.arange(8, dtype=np.float32) * 2.0)
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile(tf.keras.optimizers.SGD(0.01), "mse")
+    model.fit(frame, target, epochs=1, verbose=0)
+    assert model.predict(frame, verbose=0).shape == (8, 1)
+    a, b = tf.keras.Input((1,), name="a"), tf.keras.Input((1,), name="b")
+    named = tf.keras.Model([a, b], tf.keras.layers.Dense(1)(
+        tf.keras.layers.Concatenate()([b, a])))
+    named.compile(tf.keras.optimizers.SGD(0.01), "mse")
+    swapped = frame[["b", "a"]]  # column order differs: matched by name, not position
+    np.testing.assert_allclose(named.predict(swapped, verbose=0),
+                               named.predict({"a": frame["a"].to_numpy(),
+                                              "b": frame["b"].to_numpy()}, verbose=0))
+    named.fit(swapped, target, epochs=1, verbose=0)
