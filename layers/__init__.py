@@ -7,6 +7,7 @@ from .base import (InputSpec, Layer, get_keras_mask, no_tracking, reset_name_cou
                    set_keras_mask)
 from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .core import Activation, Dense, Identity, Lambda
+from . import symbolic_ops  # noqa: F401 -- TF's functions on KerasTensors record op nodes
 from .embedding import Embedding
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract,
                       add, average, concatenate, dot, maximum, minimum, multiply, subtract)

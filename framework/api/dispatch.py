@@ -33,7 +33,7 @@ def for_any(name, values):
 
 def composite_aware(fn, key="elementwise"):
     """`fn` that also takes the composite tensors registered under `key`: tried only
-    after `fn` itself refused its arguments with a TypeError, so Tensors pay nothing
+    after `fn` itself refused its arguments (TypeError or ValueError), so Tensors pay nothing
     but this frame. With key "elementwise" the implementation gets `fn` to apply to the
     flat values; any other key's implementation takes `fn`'s arguments. Tensor's
     operators bind `fn` itself (`public.__wrapped__`), without the frame."""
@@ -41,7 +41,7 @@ def composite_aware(fn, key="elementwise"):
     def public(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except TypeError:
+        except (TypeError, ValueError):  # TF's conversion error for unknown types is either
             implementation = for_any(key, args)
             if implementation is None:
                 raise

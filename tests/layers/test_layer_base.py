@@ -465,3 +465,24 @@ def test_layer_input_and_output_are_the_first_symbolic_call():
     assert first.shape == (1, 3) and second.shape == (1, 2)
     with pytest.raises(AttributeError, match="'fresh' has no inbound nodes"):
         tf.keras.layers.Dense(1, name="fresh").output
+
+
+def test_tf_functions_on_symbolic_tensors_record_op_nodes():
+    """tf.concat, tf.reduce_mean, tf.math.exp ... on KerasTensors between layers, as Keras
+    wraps TF ops in the functional API: the model runs them on the real tensors, and they
+    are not among model.layers (as Python operators between layers)."""
+    a, b = tf.keras.Input((3,), name="a"), tf.keras.Input((3,), name="b")
+    joined = tf.concat([a, b], axis=1)
+    mean = tf.reduce_mean(joined, axis=1, keepdims=True)
+    extra = tf.math.exp(mean) + tf.add(a, 1.0)[:, :1]
+    model = tf.keras.Model([a, b], tf.keras.layers.Dense(2, name="head")(
+        tf.concat([joined, extra], axis=1)))
+    assert [layer.name for layer in model.layers] == ["head"]
+    x = np.ones((2, 3), np.float32)
+    cat = np.concatenate([x, 2 * x], axis=1)
+    feats = np.concatenate([cat, np.exp(cat.mean(1, keepdims=True)) + 2.0], axis=1)
+    head = model.get_layer("head")
+    np.testing.assert_allclose(model([x, 2 * x]).numpy(),
+                               feats @ head.kernel.numpy() + head.bias.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="unsupported type"):
+        tf.linalg.det(a)  # a function without the dispatch still says what it got
