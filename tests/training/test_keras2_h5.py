@@ -13,12 +13,9 @@ import pytest
 import tapeflow as tf
 from tapeflow.models import saving
 
+from test_keras_formats import data, h5py_or_skip, make_model  # the same model and data
+
 layers = tf.keras.layers
-
-
-def h5py_or_skip():
-    return pytest.importorskip("h5py", reason="h5py (the optional extra tapeflow[h5]) is "
-                                              "not installed")
 
 
 def keras_weights():
@@ -28,20 +25,6 @@ def keras_weights():
 
 def expected_prediction(x, w):
     return np.maximum(x @ w[0] + w[1], 0) @ w[2] + w[3]
-
-
-def make_model(seed=0):
-    tf.random.set_seed(seed)
-    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), layers.Dense(8, activation="relu"),
-                                 layers.BatchNormalization(), layers.Dense(3)])
-    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
-    return model
-
-
-def data():
-    rng = np.random.default_rng(3)
-    return rng.normal(size=(64, 4)).astype(np.float32), rng.normal(size=(64, 3)).astype(
-        np.float32)
 
 
 def write_keras2_h5(path, layer_weights, h5py, whole_model=False):
