@@ -258,3 +258,18 @@ def test_safe_mode_refuses_a_lambdas_bytecode(tmp_path):
     loaded = tf.keras.models.load_model(tmp_path / "l.keras", safe_mode=False)
     np.testing.assert_array_equal(loaded.predict(np.array([[1.0, 2.0]], np.float32), verbose=0),
                                   [[4.0, 7.0]])
+
+
+def test_enable_unsafe_deserialization_lets_default_loads_take_the_bytecode(tmp_path,
+                                                                            monkeypatch):
+    h5py_or_skip()
+    from tapeflow.models import keras_reader
+    monkeypatch.setattr(keras_reader, "_unsafe_deserialization", [False])  # restored after
+    model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), layers.Lambda(lambda t: t - 1.0)])
+    model.save(tmp_path / "l.keras")
+    with pytest.raises(ValueError, match="safe_mode=False"):
+        tf.keras.models.load_model(tmp_path / "l.keras")
+    tf.keras.config.enable_unsafe_deserialization()
+    loaded = tf.keras.models.load_model(tmp_path / "l.keras")
+    np.testing.assert_array_equal(loaded.predict(np.array([[1.0, 2.0]], np.float32), verbose=0),
+                                  [[0.0, 1.0]])
