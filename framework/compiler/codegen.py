@@ -17,7 +17,7 @@ import numpy as np
 
 from .graph import CALL, LOOP, OP, SlotRef
 from .lowering import (EXPRESSIONS, FLOAT_ONLY, Unlowerable, effect_lowering,
-                       reduction_expression)
+                       reduction_expression, unbroadcast_expression)
 
 __all__ = ["Probe", "Source", "generate"]
 
@@ -234,11 +234,13 @@ class _Emitter:
             if op.name in FLOAT_ONLY and dtype.kind != "f":
                 raise Unlowerable(f"{op.name} on {dtype}")
             expression = template.format(*arguments, t=self.ctor(dtype))
+        elif op.name == "unbroadcast":
+            expression = unbroadcast_expression(arguments[0], attrs, kinds[0][1])
         else:
             expression = reduction_expression(op.name, arguments[0], attrs, len(kinds[0][1])) \
                 if len(slots) == 1 and kinds[0][1] != () else None
-            if expression is None:
-                raise Unlowerable(f"the op {op.name}" + (f" with {attrs}" if attrs else ""))
+        if expression is None:
+            raise Unlowerable(f"the op {op.name}" + (f" with {attrs}" if attrs else ""))
         if op.view and shape != ():
             expression = f"({expression}).copy()"
         self.bind(out_slot, expression)

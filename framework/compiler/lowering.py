@@ -3,7 +3,8 @@
 without a lowering here keeps its graph on the executor's replay.
 
 What lowers: the elementwise ops (their NumPy expression, which Numba fuses
-into one loop over arrays), casts and comparisons, Variable assignments, and
+into one loop over arrays), ReLU's gradient, a bias gradient's unbroadcast,
+casts and comparisons, Variable assignments, and
 the update of the SGD family of optimizers with a constant learning rate.
 Each lowering returns source lines; `Unlowerable` says why one cannot.
 """
@@ -14,7 +15,8 @@ from ..core.tensor import Variable
 from ..math import comparisons as _comparisons
 from ..api import array_ops as _array_ops
 
-__all__ = ["EXPRESSIONS", "Unlowerable", "effect_lowering", "reduction_expression"]
+__all__ = ["EXPRESSIONS", "Unlowerable", "effect_lowering", "reduction_expression",
+           "unbroadcast_expression"]
 
 
 class Unlowerable(Exception):
@@ -44,6 +46,8 @@ EXPRESSIONS = {
     "floor": "np.floor({0})",
     "ceil": "np.ceil({0})",
     "relu": "np.maximum({0}, {t}(0))",
+    # as kernels/elementwise.relu_backward: g where y > 0, else 0
+    "relu_grad": "np.where({1} > {t}(0), {0}, {t}(0))",
     "identity": "{0}",
     "stop_gradient": "{0}",
 }
@@ -73,6 +77,20 @@ def reduction_expression(name, argument, attrs, ndim):
     if function == "np.prod":
         return None  # Numba's np.prod takes no axis
     return f"{function}({argument}, axis={int(axis) % ndim})"
+
+
+def unbroadcast_expression(argument, attrs, shape):
+    """The expression of ops/shape.unbroadcast summing `shape`'s leading axes away
+    (a bias gradient) or changing nothing, or None for the other forms."""
+    target = tuple(attrs.get("shape", ()))
+    if attrs.get("batch_ndim", 0) or len(target) > len(shape):
+        return None
+    lead = len(shape) - len(target)
+    if tuple(shape[lead:]) != target:
+        return None  # a broadcast size-1 axis is summed too: not lowered
+    if lead == 0:
+        return argument
+    return f"np.sum({argument}, axis=0)" if lead == 1 else None
 
 
 FLOAT_ONLY = frozenset({"divide", "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil"})

@@ -11,8 +11,10 @@ Each graph moves through tiers, one call at a time:
   booleans, to a few thousand ulps for floats, since Numba's transcendental
   functions may round differently from NumPy's); then
 - native: every later call runs the compiled function.
-A graph that cannot be lowered (lowering.py names the node) or that fails the
-check stays on the executor for good.
+A graph that cannot be lowered whole (lowering.py names the node) runs
+partly compiled ('partial'): segments.py generates each run of lowerable nodes
+as one function, each checked alone, and the executor replays the rest; a graph
+without such a run, or one that fails the check, stays on the executor for good.
 
 When: with `jit_compile=True`, from the first replay (the probe; the check
 at the next call, compiled code from the one after); with False, never; by
@@ -34,13 +36,14 @@ import numpy as np
 
 from ..runtime import calibration
 from ..runtime.atomic_files import atomic_write
-from . import codegen
+from . import codegen, segments
 from .executor import run_arrays
 from .lowering import Unlowerable
 
 __all__ = ["Tier", "native_state"]
 
 _REPLAY, _PROBE, _CHECK, _NATIVE, _OFF = "replay", "probe", "check", "native", "off"
+_PARTIAL = "partial"  # run by the executor, with compiled segments (segments.py)
 _compile_seconds = []  # compile times measured in this process
 _FIRST_GUESS = 0.5  # seconds, until one compile has been measured
 _lock = threading.Lock()
@@ -53,7 +56,7 @@ class Tier:
     """Where one graph runs (see the module docstring); `graph.tier` holds it."""
 
     __slots__ = ("cached", "compiled", "function_name", "graph", "jit_compile",
-                 "module", "reason", "source", "spent", "state")
+                 "module", "partial", "reason", "source", "spent", "state")
 
     def __init__(self, graph, jit_compile, function_name):
         self.graph = graph
@@ -61,13 +64,15 @@ class Tier:
         self.function_name = function_name
         self.state = _OFF if jit_compile is False else _PROBE if jit_compile else _REPLAY
         self.spent = 0.0  # seconds spent replaying
-        self.source = self.module = self.compiled = self.reason = None
+        self.source = self.module = self.compiled = self.reason = self.partial = None
         self.cached = False
 
     def run(self, arrays):
         state = self.state
         if state is _NATIVE:
             return self._native(arrays)
+        if state is _PARTIAL:
+            return run_arrays(self.partial, arrays)
         if state is _OFF:
             return run_arrays(self.graph, arrays)
         if state is _REPLAY:
@@ -96,9 +101,14 @@ class Tier:
         try:
             self.source = codegen.generate(self.graph, probe)
         except Unlowerable as why:
+            self.partial = segments.split(self.graph, probe, _Module, _agree,
+                                          _compile_seconds.append)
             self._give_up(f"it has {why}")
-            return values
-        self.module = _Module(self.source)
+            if self.partial is None:
+                return values
+            self.module = _Segments(self.partial)
+        else:
+            self.module = _Module(self.source)
         self.cached = self.module.compiled_already()
         spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + self.spent
         pays = self.cached or self.jit_compile or spent > _compile_estimate()
@@ -106,12 +116,15 @@ class Tier:
         return values
 
     def _check(self, arrays):
+        if self.partial is not None:  # each segment checks itself at its first run
+            self.state = _PARTIAL
+            return run_arrays(self.partial, arrays)
         source = self.source
         copies = [np.array(v._value, copy=True) for v in source.variables]
         start = time.perf_counter()
         try:
             self.compiled = self.module.function()
-            mine = self.compiled(*self._arguments(arrays, copies))
+            mine = self.compiled(*segments.arguments(source, arrays, copies))
         except Exception as error:  # a typing error of Numba's: the graph stays replayed
             self._give_up(f"Numba could not compile it ({type(error).__name__}: "
                           f"{str(error).splitlines()[0] if str(error) else ''})")
@@ -131,27 +144,21 @@ class Tier:
 
     def _native(self, arrays):
         source = self.source
-        results = self.compiled(*self._arguments(arrays, [v._value for v in source.variables]))
+        results = self.compiled(*segments.arguments(source, arrays,
+                                                    [v._value for v in source.variables]))
         values = [None] * self.graph.size
         for (slot, dtype, scalar), value in zip(source.outputs, results):
             values[slot] = np.asarray(value, dtype) if scalar else value
         return values
 
-    def _arguments(self, arrays, variables):
-        source = self.source
-        args = [a[()] if scalar else a for a, scalar in zip(arrays, source.inputs)]
-        args += [a.reshape(1) if a.ndim == 0 else a for a in variables]
-        args += source.constants
-        args += [f() for f in source.per_call]
-        return args
-
     def _give_up(self, why):
         self.state = _OFF
         self.reason = why
         if self.jit_compile:
+            how = "on the executor, not as compiled code" if self.partial is None else \
+                "on the executor with compiled segments, not as one compiled function"
             warnings.warn(f"tapeflow.function: {self.function_name} was given jit_compile=True, "
-                          f"but its graph runs on the executor, not as compiled code: {why}.",
-                          stacklevel=6)
+                          f"but its graph runs {how}: {why}.", stacklevel=6)
 
 
 def _compile_estimate():
@@ -163,7 +170,7 @@ def _compile_estimate():
 
 
 def native_state(graph):
-    """(tier, reason) of a graph: 'replay', 'probe', 'check', 'native' or 'off'."""
+    """(tier, reason) of a graph: 'replay', 'probe', 'check', 'native', 'partial' or 'off'."""
     tier = getattr(graph, "tier", None)
     return (tier.state, tier.reason) if tier is not None else (_REPLAY, None)
 
@@ -210,3 +217,14 @@ class _Module:
         spec.loader.exec_module(module)
         function = _loaded[self.stem] = module.graph_function
         return function
+
+
+class _Segments:
+    """A partial graph's segment files, seen as one for the tier's bookkeeping."""
+
+    def __init__(self, partial):
+        self.modules = [segment.module for segment in segments.segments_of(partial)]
+        self.stem = "segments_" + "_".join(module.stem[6:14] for module in self.modules)
+
+    def compiled_already(self):
+        return all(module.compiled_already() for module in self.modules)

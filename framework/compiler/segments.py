@@ -1,0 +1,224 @@
+"""segments.py compiles the lowerable parts of a graph that does not lower
+whole (a matmul, a convolution or an optimizer without a lowering in it).
+
+`split` cuts the graph's top-level nodes into maximal runs, in program order,
+of nodes that lower one by one (lowering.py); each run of two nodes or more
+(one node fused gains nothing) becomes a small graph of its own, generated as
+one Numba function by codegen.py: its inputs are the slots it reads from
+outside, its outputs the slots read after it or returned. The result is a
+copy of the graph in which each run is one SEGMENT node; the executor's
+run_arrays replays it, calling a Segment as it calls a loop (`run`), and the
+nodes that do not lower as today.
+
+A Segment keeps native.py's rules: its first run checks the compiled code
+on copies of the Variables it writes against the executor's replay of its
+nodes, and only code that agrees is trusted; code that disagrees, or that
+Numba cannot compile, is dropped and its nodes replayed. An error raised by
+trusted code is raised again by the replay, so the message is the executor's.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+from ..core import nest
+from . import codegen
+from .executor import run_arrays
+from .graph import CALL, LOOP, OP, Graph, SlotRef
+from .lowering import Unlowerable
+
+__all__ = ["SEGMENT", "Segment", "split"]
+
+SEGMENT = 4  # (SEGMENT, segment, in_slots, out_slots): a run of nodes compiled as one
+MIN_NODES = 2
+_CHECK, _TRUSTED, _REPLAYED = "check", "trusted", "replayed"
+
+
+def reads(node):
+    """The slots a top-level node reads."""
+    if node[0] == CALL:
+        return [leaf.slot for leaf in nest.flatten(node[5]) if type(leaf) is SlotRef]
+    return list(node[2])
+
+
+def writes(node):
+    """The slots a top-level node fills."""
+    if node[0] == OP:
+        return [node[4]]
+    if node[0] == CALL:
+        return [slot for _, slot in node[4]]
+    return list(node[3])
+
+
+class Segment:
+    """One run of nodes as a Numba function; `graph` is the run as a graph of its own."""
+
+    __slots__ = ("agree", "compiled", "graph", "lock", "module", "on_compile", "out_slots",
+                 "reason", "source", "state")
+
+    def __init__(self, graph, source, module, agree, on_compile):
+        self.graph = graph
+        self.source = source
+        self.module = module
+        self.agree = agree
+        self.on_compile = on_compile
+        self.out_slots = graph.outputs[1]
+        self.compiled = self.reason = None
+        self.state = _CHECK
+        self.lock = threading.Lock()
+
+    @property
+    def op_names(self):
+        return [node[1].name if node[0] == OP else getattr(node[1], "__qualname__", "call")
+                for node in self.graph.nodes]
+
+    def run(self, runner, inputs, truth):
+        """The output arrays (the executor's loop protocol: `runner` and `truth` unused)."""
+        if self.state is _TRUSTED:
+            variables = [v._value for v in self.source.variables]
+            try:
+                results = self.compiled(*arguments(self.source, inputs, variables))
+            except Exception:  # the replay raises the executor's own error for it
+                return self._replay(inputs)
+            return [np.asarray(value, dtype) if scalar else value
+                    for (_, dtype, scalar), value in zip(self.source.outputs, results)]
+        if self.state is _CHECK:
+            with self.lock:
+                if self.state is _CHECK:
+                    return self._check(inputs)
+            return self.run(runner, inputs, truth)
+        return self._replay(inputs)
+
+    def _replay(self, inputs):
+        values = run_arrays(self.graph, inputs)
+        return [values[slot] for slot in self.out_slots]
+
+    def _check(self, inputs):
+        source = self.source
+        copies = [np.array(v._value, copy=True) for v in source.variables]
+        cached = self.module.compiled_already()
+        try:
+            start = time.perf_counter()
+            self.compiled = self.module.function()
+            mine = self.compiled(*arguments(source, inputs, copies))
+            if not cached:
+                self.on_compile(time.perf_counter() - start)
+        except Exception as error:  # Numba's typing error, or an op's error the replay raises
+            self.state, self.reason = _REPLAYED, f"{type(error).__name__}: {error}"
+            return self._replay(inputs)
+        outputs = self._replay(inputs)
+        finals = [v._value for v in source.variables]
+        mine = [np.asarray(value, dtype) if scalar else value
+                for (_, dtype, scalar), value in zip(source.outputs, mine)]
+        if all(self.agree(a, b) for a, b in zip(mine + copies, outputs + finals)):
+            self.state = _TRUSTED
+        else:
+            self.state, self.reason = _REPLAYED, "its compiled code disagreed with the executor"
+        return outputs
+
+
+def arguments(source, arrays, variables):
+    """The generated function's arguments: inputs (0-d ones as scalars), Variables'
+    arrays (0-d ones as 1-element views), constants, per-call scalars."""
+    args = [a[()] if scalar else a for a, scalar in zip(arrays, source.inputs)]
+    args += [a.reshape(1) if a.ndim == 0 else a for a in variables]
+    args += source.constants
+    args += [f() for f in source.per_call]
+    return args
+
+
+def split(graph, probe, module, agree, on_compile):
+    """A copy of `graph` with each run of lowerable nodes as one SEGMENT node, or
+    None when no run has MIN_NODES nodes. `module(source)` gives the file of a
+    Source (native._Module), `agree(mine, theirs)` the check's comparison,
+    `on_compile(seconds)` is told each compile's time."""
+    nodes = graph.nodes
+    last_read = {slot: len(nodes) for slot in graph.outputs[1] if slot is not None}
+    for index, node in enumerate(nodes):
+        for slot in reads(node):
+            last_read[slot] = index
+    runs, current = [], []
+    for index, node in enumerate(nodes):
+        if _lowers(graph, probe, node):
+            current.append(index)
+            continue
+        runs.append(current)
+        current = []
+    runs.append(current)
+    runs = [run for run in runs if len(run) >= MIN_NODES]
+    segments = {}
+    for run in runs:
+        sub = _subgraph(graph, [nodes[i] for i in run],
+                        lambda slot, end=run[-1]: last_read.get(slot, -1) > end)
+        try:
+            source = codegen.generate(sub, _probe_for(sub, graph, probe), name="graph_function")
+        except Unlowerable:
+            continue  # nodes that lower alone but not together: replayed
+        segment = Segment(sub, source, module(source), agree, on_compile)
+        segments[run[0]] = (run, segment)
+    if not segments:
+        return None
+    partial = Graph()
+    partial.size, partial.constants, partial.inputs = graph.size, graph.constants, graph.inputs
+    partial.variables, partial.outputs = graph.variables, graph.outputs
+    index = 0
+    while index < len(nodes):
+        if index in segments:
+            run, segment = segments[index]
+            partial.nodes.append((SEGMENT, segment, segment.graph.inputs, segment.out_slots))
+            index = run[-1] + 1
+        else:
+            partial.nodes.append(nodes[index])
+            index += 1
+    return partial
+
+
+def segments_of(partial):
+    """The Segments of a graph `split` returned, in program order."""
+    return [node[1] for node in partial.nodes if node[0] == SEGMENT]
+
+
+def _lowers(graph, probe, node):
+    if node[0] not in (OP, CALL, LOOP):  # a branch choice never lowers
+        return False
+    sub = _subgraph(graph, [node], lambda slot: True)
+    try:
+        codegen.generate(sub, _probe_for(sub, graph, probe))
+    except Unlowerable:
+        return False
+    return True
+
+
+def _subgraph(graph, nodes, needed_later):
+    """`nodes` as a graph of their own over the same slot numbers."""
+    variables = dict(graph.variables)
+    constants = dict((slot, value) for slot, value in graph.constants)
+    written, inputs, read = set(), [], set()
+    sub = Graph()
+    sub.size = graph.size
+    for node in nodes:
+        for slot in reads(node):
+            if slot in written or slot in read:
+                continue
+            read.add(slot)
+            if slot in variables:
+                sub.variables.append((slot, variables[slot]))
+            elif slot in constants:
+                sub.constants.append((slot, constants[slot]))
+            else:
+                inputs.append(slot)
+        written.update(writes(node))
+    sub.inputs = inputs
+    sub.nodes = list(nodes)
+    outputs = [slot for node in nodes for slot in writes(node) if needed_later(slot)]
+    sub.outputs = (None, outputs, [None] * len(outputs))
+    return sub
+
+
+def _probe_for(sub, graph, probe):
+    """The parent's probe, with the subgraph's slots typed as the parent's."""
+    view = codegen.Probe()
+    view.types = dict(probe.types)
+    view.types[id(sub)] = probe.types.get(id(graph), {})
+    return view

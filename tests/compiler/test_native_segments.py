@@ -1,0 +1,188 @@
+"""Graphs that do not lower whole run partly compiled (compiler/segments.py):
+runs of lowerable nodes between the matmuls become checked Numba functions,
+with the executor's values, and only the other nodes are dispatched."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.compiler import lowering, native, segments
+from tapeflow.compiler.graph import OP
+from tapeflow.compiler.native import native_state
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.setattr(native, "_spent", {})
+    monkeypatch.setattr(native, "_compile_seconds", [])
+
+
+def _graph(function):
+    (graph,) = [g for c in function._concrete for g in c._graphs.values()]
+    return graph
+
+
+def _quietly(function, *args, calls=4):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(calls):  # trace + probe, check, then trusted segments
+            out = function(*args)
+    return out
+
+
+def _dense_chain(x, w1, b1, w2):
+    h = tf.nn.relu(tf.matmul(x, w1) + b1)
+    return tf.matmul(h, w2) * 2.0 + 1.0
+
+
+def _operands(dtype=np.float64):
+    rng = np.random.default_rng(0)
+    return [tf.constant(rng.normal(size=shape).astype(dtype))
+            for shape in ((5, 4), (4, 3), (3,), (3, 2))]
+
+
+def test_elementwise_runs_between_matmuls_become_segments():
+    compiled = tf.function(_dense_chain, jit_compile=True)
+    with pytest.warns(UserWarning, match="compiled segments.*matmul"):
+        compiled(*_operands())  # the trace's replay
+        compiled(*_operands())  # the probe
+    got = _quietly(compiled, *_operands())
+    graph = _graph(compiled)
+    state, reason = native_state(graph)
+    assert state == "partial" and "the op matmul" in reason
+    found = segments.segments_of(graph.tier.partial)
+    assert [s.op_names for s in found] == [["add", "relu"], ["multiply", "add"]]
+    assert [s.state for s in found] == ["trusted", "trusted"]
+    replayed = _quietly(tf.function(_dense_chain, jit_compile=False), *_operands())
+    np.testing.assert_array_equal(got.numpy(), replayed.numpy())  # float64, same formulas
+    np.testing.assert_array_equal(got.numpy(), _dense_chain(*_operands()).numpy())
+
+
+def test_one_lowerable_node_alone_is_not_a_segment():
+    @tf.function(jit_compile=True)
+    def f(a):
+        return tf.matmul(a, a) + 1.0
+
+    _quietly(f, tf.constant(np.eye(2)))
+    assert native_state(_graph(f))[0] == "off"
+
+
+def test_a_segment_that_disagrees_is_replayed(monkeypatch):
+    monkeypatch.setitem(lowering.EXPRESSIONS, "add", "{0} - {1}")  # a wrong lowering
+    compiled = tf.function(_dense_chain, jit_compile=True)
+    got = _quietly(compiled, *_operands())
+    found = segments.segments_of(_graph(compiled).tier.partial)
+    assert [s.state for s in found] == ["replayed", "replayed"]
+    assert found[0].reason == "its compiled code disagreed with the executor"
+    np.testing.assert_array_equal(got.numpy(), _dense_chain(*_operands()).numpy())
+
+
+def test_an_error_in_trusted_code_is_the_replays_error():
+    compiled = tf.function(_dense_chain, jit_compile=True)
+    _quietly(compiled, *_operands())
+    first = segments.segments_of(_graph(compiled).tier.partial)[0]
+
+    def failing(*args):
+        raise ValueError("inside the compiled segment")
+
+    first.compiled = failing
+    np.testing.assert_array_equal(compiled(*_operands()).numpy(),
+                                  _dense_chain(*_operands()).numpy())
+    # the replay's own error, not the compiled code's, reaches the caller
+    (node,) = [n for n in first.graph.nodes if n[0] == OP and n[1].name == "relu"]
+
+    def bad_forward(x):
+        raise tf.errors.InvalidArgumentError(None, None, "relu: the replay's message")
+
+    original = node[1].forward
+    node[1].forward = bad_forward
+    try:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="the replay's message"):
+            compiled(*_operands())
+    finally:
+        node[1].forward = original
+
+
+def _count_forwards(graph, monkeypatch):
+    """Counts of each op's forward calls (a Python-level dispatch), by op name."""
+    counts = {}
+    ops = {node[1] for node in graph.nodes if node[0] == OP}
+    for op in ops:
+        def counted(*args, _op=op, _forward=op.forward, **kwargs):
+            counts[_op.name] = counts.get(_op.name, 0) + 1
+            return _forward(*args, **kwargs)
+        monkeypatch.setattr(op, "forward", counted)
+    return counts
+
+
+def test_dispatches_only_the_nodes_that_do_not_lower(monkeypatch):
+    def chain(a, b):
+        return tf.tanh(a * b + 1.0) - b
+
+    native_fn = tf.function(chain, jit_compile=True)
+    partial_fn = tf.function(_dense_chain, jit_compile=True)
+    args = [tf.constant(np.linspace(-1.0, 1.0, 6)), tf.constant(np.full(6, 0.5))]
+    _quietly(native_fn, *args)
+    _quietly(partial_fn, *_operands())
+    assert native_state(_graph(native_fn))[0] == "native"
+    counts = _count_forwards(_graph(native_fn), monkeypatch)
+    native_fn(*args)
+    assert counts == {}  # a fully native graph dispatches no op
+    counts = _count_forwards(_graph(partial_fn), monkeypatch)
+    partial_fn(*_operands())
+    assert counts == {"matmul": 2}  # the two segments' four ops are not dispatched
+
+
+def _mlp_trajectory(jit_compile, optimizer_class, steps=5):
+    rng = np.random.default_rng(1)
+    w1 = tf.Variable(rng.normal(size=(6, 8)))
+    b1 = tf.Variable(rng.normal(size=(8,)) * 0.1)
+    w2 = tf.Variable(rng.normal(size=(8, 3)))
+    b2 = tf.Variable(np.zeros(3))
+    variables = [w1, b1, w2, b2]
+    optimizer = optimizer_class(learning_rate=0.05)
+    x = tf.constant(rng.normal(size=(10, 6)))
+    y = tf.constant(np.arange(10) % 3)
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        grads = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(grads, variables))
+        return loss
+
+    if jit_compile is not None:
+        step = tf.function(step, jit_compile=jit_compile)
+    losses = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(steps):
+            losses.append(float(step(x, y)))
+    return losses, [v.numpy() for v in variables], step
+
+
+@pytest.mark.parametrize("optimizer_class", [tf.keras.optimizers.SGD])
+def test_a_traced_training_step_with_segments_follows_eager(optimizer_class):
+    eager_losses, eager_values, _ = _mlp_trajectory(None, optimizer_class)
+    losses, values, step = _mlp_trajectory(True, optimizer_class)
+    partial = _graph(step).tier.partial
+    found = segments.segments_of(partial)
+    assert ["relu_grad", "unbroadcast"] in [s.op_names[:2] for s in found]  # backward fused
+    assert all(s.state == "trusted" for s in found)
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-12)
+    for got, want in zip(values, eager_values):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_unbroadcast_lowers_only_a_leading_sum():
+    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (5, 3)) == "np.sum(g, axis=0)"
+    assert lowering.unbroadcast_expression("g", {"shape": (5, 3)}, (5, 3)) == "g"
+    assert lowering.unbroadcast_expression("g", {"shape": (1, 3)}, (5, 3)) is None
+    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (2, 5, 3)) is None
+    assert lowering.unbroadcast_expression("g", {"shape": (3,), "batch_ndim": 1}, (5, 3)) is None
