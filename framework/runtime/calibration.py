@@ -14,8 +14,10 @@ the versions of numpy, numba and the BLAS, and the OpenMP runtime loaded
 before tapeflow's (a process with PyTorch imported first measures for
 itself); a changed key measures anew, a corrupt file is ignored and
 rewritten, atomically (atomic_files.py). A measurement taken while other
-processes keep the cores busy (`machine_busy`) is used by its process but not
-cached: a passing load must not decide for good. Nothing runs at `import tapeflow`:
+processes keep the cores busy (`machine_busy`), or whose repeats spread too
+widely to trust (`spread`: another process took the cores in the middle of
+it, before the load average shows it), is used by its process but not cached:
+a passing load must not decide for good. Nothing runs at `import tapeflow`:
 this module imports neither numba nor a kernel.
 
 `choices()` returns what was decided and on which machine
@@ -37,13 +39,16 @@ from . import openmp
 from .atomic_files import atomic_write
 
 __all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_model", "decide_all", "faster", "force", "forced",
-           "forget", "identity", "machine_busy", "numpy_blas", "register", "time_calls", "usable_cpus", "user_cache_dir"]
+           "forget", "identity", "machine_busy", "numpy_blas", "register", "spread", "time_calls", "usable_cpus",
+           "user_cache_dir"]
 
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
 _KEPT = 8  # machine keys kept in the file (e.g. with and without torch imported first)
 
+SPREAD = 2.0  # a candidate's upper quartile over its lower one beyond which timings are noise
 _measurements = {}  # decision name -> measure(): (choice, details)
+_spreads = []  # what spread() found too wide during the measurement running now
 _decided = {}  # decision name -> (choice, details), for this process's key
 _forced = {}  # decision name -> choice set by force()
 _lock = threading.RLock()
@@ -128,6 +133,22 @@ def machine_busy():
     return f"measured while busy: load average {load:.1f} on {cores} cores" if load >= cores else ""
 
 
+def spread(timings, limit=SPREAD):
+    """'' when every candidate's repeats agree, else what varied: a candidate's
+    upper quartile over `limit` times its lower one (4 repeats or more). Also
+    noted for the measurement running now, which is then not cached."""
+    wide = []
+    for name, times in timings.items():
+        if len(times) >= 4:
+            low, _, high = statistics.quantiles(times, n=4)
+            if high > limit * low:
+                wide.append(f"{name} {low * 1e6:.0f}-{high * 1e6:.0f} us")
+    note = f"repeats spread too widely: {', '.join(wide)}" if wide else ""
+    if note:
+        _spreads.append(note)
+    return note
+
+
 def register(name, measure, version=1):
     """Have `measure()` -> (choice, details) decide `name` when it is first
     needed; a cached decision of another `version` (of the measurement's code)
@@ -175,11 +196,14 @@ def time_calls(candidates, repeats, before=None, budget=None, clock=None):
     if budget is not None:
         round_time = clock() - started  # `before` included
         repeats = min(repeats, int(budget / round_time)) if round_time > 0 else repeats
-        if repeats < 1:
+        if repeats < 1:  # one round over the whole budget: the machine is busy, or very slow
+            _spreads.append(f"one round took {round_time * 1e3:.0f} ms, over the "
+                            f"{budget * 1e3:.0f} ms budget")
             return warm
     timings = {name: [] for name in candidates}
     for _ in range(repeats):
         one_round(timings)
+    spread(timings)
     return timings
 
 
@@ -238,8 +262,9 @@ def _decide(name):
     if name not in _measurements:
         raise KeyError(f"no kernel decision named {name!r}; known: {sorted(_measurements)}")
     measure, version = _measurements[name]
+    del _spreads[:]
     choice_made, details = measure()
-    busy = machine_busy()
+    busy = machine_busy() or "; ".join(_spreads)
     if busy:  # good for this process; a quiet machine's next process measures again
         return choice_made, {**details, "not cached": busy}
     decided = (choice_made, details)

@@ -134,12 +134,19 @@ def kernel_threads():
     a BLAS call, synchronously, so in one Python thread the two pools are
     never busy at the same time, and both are sized to the same cores. What
     can collide is an idle pool still spinning while the other works: BLAS
-    workers sleep after ~0.3 ms (openblas.py), Numba's after a short spin
-    (openmp.py). An OpenMP runtime loaded before Numba's (PyTorch's libgomp)
-    keeps its own spin, which tapeflow cannot change; instead of dropping to
-    one thread then, the calibration measures one thread against many, each
-    kernel call following a BLAS call as in a step, in that very process (its
-    cache key names the runtime loaded first), and keeps many where they win."""
+    workers sleep after ~0.3 ms or at once (openblas.py; which of the two is
+    the 'blas_spin' decision, measured on a step's mix of both pools' work and
+    applied at the first kernel), Numba's after a short spin (openmp.py). An
+    OpenMP runtime loaded before Numba's (PyTorch's libgomp) keeps its own
+    spin, which tapeflow cannot change; instead of dropping to one thread
+    then, the calibration measures, in that very process (its cache key names
+    the runtime loaded first), how long BLAS workers should spin and one
+    thread against many, each kernel call following a BLAS call as in a step,
+    and keeps many where they win."""
+    if _spin_measuring:
+        return _DEFAULT_THREADS  # the 'blas_spin' measurement's own kernel calls
+    if calibration.choice("blas_spin") != _blas_spin[0]:
+        _set_blas_spin(calibration.choice("blas_spin"))
     limit = user_setting("intra_op_parallelism_threads")
     threads = min(_DEFAULT_THREADS, limit) if limit else _DEFAULT_THREADS
     if threads > 1 and calibration.choice("threads") == "one":
@@ -174,6 +181,79 @@ def _measure_threads():
         details[str(size)] = {k: statistics.median(v) for k, v in timings.items()}
         wins.append(calibration.faster(timings, default="many", margin=_ONE_THREAD_MARGIN))
     return wins[-1], details
+
+
+# How long NumPy's OpenBLAS workers spin after a call ('long': 2**20 ticks, set
+# at import; 'short': they sleep at once), measured against the kernels' pool.
+_SPIN_TIMEOUTS = {"long": openblas.THREAD_TIMEOUT, "short": openblas.SHORT_TIMEOUT}
+_blas_spin = ["long"]  # the setting applied now (openblas.tune_openblas at import)
+_spin_measuring = []  # non-empty while 'blas_spin' is measured
+_spin_mix = []  # calls of other kernels a step's mix holds (kernels/gemm.py adds its GEMM)
+
+
+def add_to_spin_mix(call):
+    """Have the 'blas_spin' measurement run `call()` (a kernel of the caller's,
+    on all threads) between BLAS products too: the GEMM pays the spin most."""
+    _spin_mix.append(call)
+
+
+def _set_blas_spin(setting, why="measured on this machine (the 'blas_spin' decision)"):
+    if setting not in _SPIN_TIMEOUTS:
+        raise ValueError(f"the 'blas_spin' decision is one of {sorted(_SPIN_TIMEOUTS)}, "
+                         f"got {setting!r}")
+    _blas_spin[0] = setting  # first: the timeout is set once even when two threads race
+    if not openblas.timeout_untunable():
+        openblas.tune_openblas(timeout=_SPIN_TIMEOUTS[setting], why=why)
+
+
+def _measure_blas_spin(rounds=12, budget=0.1):
+    """('long' or 'short', the timings): how long BLAS workers should spin, by
+    timing a step's mix (threaded BLAS products and parallel kernels after one
+    another, both ways round, and two products back to back) with each setting,
+    the settings taking turns. Workers spinning on keep back-to-back products
+    fast; asleep, they leave the cores to the kernels' pool, whose own spin
+    (libgomp's, fixed when it loaded: openmp.py) decides which costs less."""
+    import time
+
+    import numpy as np
+    why_not = openblas.timeout_untunable() or (_DEFAULT_THREADS < 2 and "one core")
+    if why_not:
+        return "long", {"skipped": why_not}
+    a, b = np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)  # ~0.1 ms, threaded
+    x, out = np.ones(1 << 17, np.float32), np.empty(1 << 17, np.float32)
+    kernel = _probe_pair[0].kernel
+
+    def step_mix():
+        a @ b
+        _run_on(_DEFAULT_THREADS, kernel, (x, out))
+        a @ b
+        a @ b
+        _run_on(_DEFAULT_THREADS, kernel, (x, out))
+        _run_on(_DEFAULT_THREADS, kernel, (x, out))
+        for call in _spin_mix:
+            a @ b
+            call()
+            call()
+
+    timings = {setting: [] for setting in _SPIN_TIMEOUTS}
+    started = time.perf_counter()
+    _spin_measuring.append(True)
+    try:
+        for _ in range(rounds):
+            for setting in timings:
+                _set_blas_spin(setting, why="calibration")
+                step_mix()  # untimed: the workers restart with the new timeout
+                start = time.perf_counter()
+                step_mix()
+                timings[setting].append(time.perf_counter() - start)
+            if time.perf_counter() - started > budget:
+                break
+    finally:
+        _spin_measuring.pop()
+        _set_blas_spin("long", why="set at import")
+    calibration.spread(timings)
+    return (calibration.faster(timings, default="long"),
+            {k: statistics.median(v) for k, v in timings.items()})
 
 
 _thread_count = threading.local()  # the count last given to numba, per Python thread
@@ -249,3 +329,4 @@ def _probe(x, out):
 _probe_pair = serial_and_parallel(_probe, "float32[::1](float32[::1], float32[::1])",
                                   fastmath=FASTMATH)
 calibration.register("threads", _measure_threads, version=2)  # 2: the probe sizes of 77329f4
+calibration.register("blas_spin", _measure_blas_spin)

@@ -19,6 +19,14 @@ TAPEFLOW_BLAS_TUNING=0, and for OpenBLAS builds without those entry points
 (OpenMP builds) or other BLAS libraries. What it did is listed by
 tf.config.experimental.get_process_settings().
 
+2**20 is where a process starts; whether its workers should instead sleep at
+once (SHORT_TIMEOUT) is measured on the running machine when the first kernel
+runs (jit.py's 'blas_spin' decision, which calls `tune_openblas` again). The
+other pool's spin decides it: beside an OpenMP runtime loaded before Numba's
+(PyTorch's libgomp, whose workers spin ~300,000 rounds after every parallel
+kernel), two spinning pools on two cores took W3 from 120 to 81 steps/s on a
+Xeon; sleeping BLAS workers gave 124 there, and 390 against 295 on W2.
+
 `size_pool` gives the BLAS pool the kernels' thread count (the CPU affinity's
 cores, jit.py) when the kernels load, unless the user set OPENBLAS_NUM_THREADS
 (or GOTO_/OMP_NUM_THREADS); `set_num_threads` applies the user's
@@ -39,9 +47,11 @@ import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
 
 from .settings import ProcessSetting, record, scoped_environ, skip_reason, user_setting
 
-__all__ = ["tune_openblas", "set_num_threads", "size_pool", "THREAD_TIMEOUT"]
+__all__ = ["tune_openblas", "set_num_threads", "size_pool", "timeout_untunable", "THREAD_TIMEOUT",
+           "SHORT_TIMEOUT"]
 
 THREAD_TIMEOUT = 20  # log2 of the clock ticks a worker spins before sleeping
+SHORT_TIMEOUT = 10  # ~1,000 ticks: a worker sleeps as soon as its call is done
 _DEFAULT_TIMEOUT = 28  # OpenBLAS's own, used when its reported timeout is 0 (unset)
 
 
@@ -66,37 +76,47 @@ def _entry_points(path):
         return None
 
 
-def tune_openblas(environ=os.environ):
-    """Apply THREAD_TIMEOUT to every loaded OpenBLAS unless told not to; one
-    ProcessSetting per library (or one saying why none was tuned), also
-    recorded for get_process_settings."""
-    name = "openblas.thread_timeout"  # log2 of clock ticks, as OPENBLAS_THREAD_TIMEOUT
+def _timeout_libraries():
+    """[(path, entry points)] of the loaded OpenBLAS libraries whose timeout can be set."""
+    paths = loaded_openblas_paths()
+    return [(p, e) for p, e in zip(paths, map(_entry_points, paths)) if e is not None]
+
+
+def timeout_untunable(environ=os.environ):
+    """Why the workers' timeout is not tapeflow's to set ('' when it is)."""
     why_not = skip_reason(environ, "TAPEFLOW_BLAS_TUNING")
     if not why_not and "OPENBLAS_THREAD_TIMEOUT" in environ:
         why_not = "your own OPENBLAS_THREAD_TIMEOUT wins"
-        return record(ProcessSetting(name, THREAD_TIMEOUT, environ["OPENBLAS_THREAD_TIMEOUT"],
-                                     False, why_not))
-    paths = loaded_openblas_paths()
-    libraries = [(p, e) for p, e in zip(paths, map(_entry_points, paths)) if e is not None]
-    if not why_not and not libraries:
-        why_not = ("no OpenBLAS loaded" if not paths else
+    if not why_not and not _timeout_libraries():
+        why_not = ("no OpenBLAS loaded" if not loaded_openblas_paths() else
                    "no openblas_read_env/blas_thread_shutdown_ entry points (an OpenMP build?)")
+    return why_not
+
+
+def tune_openblas(environ=os.environ, timeout=THREAD_TIMEOUT, why="set at import"):
+    """Apply `timeout` (log2 of clock ticks, as OPENBLAS_THREAD_TIMEOUT) to
+    every loaded OpenBLAS unless told not to; one ProcessSetting per library
+    (or one saying why none was tuned), also recorded for get_process_settings."""
+    name = "openblas.thread_timeout"
+    why_not = timeout_untunable(environ)
     if why_not:
-        return record(ProcessSetting(name, THREAD_TIMEOUT, None, False, why_not))
-    before = [timeout() or _DEFAULT_TIMEOUT for _, (_, _, timeout) in libraries]
-    with scoped_environ({"OPENBLAS_THREAD_TIMEOUT": str(THREAD_TIMEOUT)}):
+        before = environ.get("OPENBLAS_THREAD_TIMEOUT") if "your own" in why_not else None
+        return record(ProcessSetting(name, timeout, before, False, why_not))
+    libraries = _timeout_libraries()
+    before = [current() or _DEFAULT_TIMEOUT for _, (_, _, current) in libraries]
+    with scoped_environ({"OPENBLAS_THREAD_TIMEOUT": str(timeout)}):
         for _, (read_env, _, _) in libraries:
             read_env()
     settings = []
-    for (path, (_, thread_shutdown, timeout)), old in zip(libraries, before):
+    for (path, (_, thread_shutdown, current)), old in zip(libraries, before):
         thread_shutdown()  # the next threaded call starts the workers with the new timeout
         label = name if len(libraries) == 1 else f"{name}[{os.path.basename(path)}]"
-        if timeout() == THREAD_TIMEOUT:
-            settings.append(ProcessSetting(label, THREAD_TIMEOUT, old, True,
-                                           "openblas_read_env with the variable set for the call"))
+        if current() == timeout:
+            settings.append(ProcessSetting(
+                label, timeout, old, True, f"{why}: openblas_read_env with the variable set "
+                "for the call"))
         else:
-            settings.append(ProcessSetting(label, THREAD_TIMEOUT, old, False,
-                                           f"OpenBLAS kept {timeout()}"))
+            settings.append(ProcessSetting(label, timeout, old, False, f"OpenBLAS kept {current()}"))
     return record(*settings)
 
 

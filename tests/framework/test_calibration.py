@@ -107,6 +107,42 @@ def test_a_measurement_on_a_busy_machine_is_not_cached(cache, counted, monkeypat
     assert calibration.choices()["details"]["probe"]["not cached"] == "measured while busy: test"
 
 
+def test_a_measurement_whose_repeats_spread_widely_is_not_cached(cache, monkeypatch):
+    """Another process taking the cores mid-measurement shows in the repeats
+    before the load average shows it: used by this process, not cached."""
+    def measure():
+        timings = {"blas": [1e-4, 1e-4, 1e-4, 1e-4, 9e-4, 9e-4, 9e-4, 9e-4], "tapeflow": [5e-5] * 8}
+        return calibration.faster(timings, "blas"), {}
+    monkeypatch.setitem(calibration._measurements, "probe", (lambda: (
+        measure(), calibration.spread({"blas": [1e-4] * 4 + [9e-4] * 4}))[0], 1))
+    assert calibration.choice("probe") == "tapeflow"
+    assert not os.path.exists(calibration.cache_path())
+    assert calibration.choices()["details"]["probe"]["not cached"] == (
+        "repeats spread too widely: blas 100-900 us")
+
+
+def test_steady_repeats_are_cached(cache, monkeypatch):
+    steady = {"blas": [1.0e-4, 1.1e-4, 1.2e-4, 1.0e-4], "tapeflow": [5e-5] * 5}
+    assert calibration.spread(steady) == ""
+    monkeypatch.setitem(calibration._measurements, "probe", (lambda: (
+        calibration.spread(steady) or calibration.faster(steady, "blas"), {}), 1))
+    assert calibration.choice("probe") == "tapeflow"
+    assert os.path.exists(calibration.cache_path())
+
+
+def test_time_calls_marks_a_round_over_its_budget_as_noise(cache, monkeypatch):
+    ticks = iter(range(0, 10_000, 1))  # every clock reading one 'second' after the last
+    timings = calibration.time_calls({"a": lambda: None, "b": lambda: None}, repeats=5,
+                                     budget=0.5, clock=lambda: next(ticks))
+    assert {k: len(v) for k, v in timings.items()} == {"a": 1, "b": 1}  # the warm-up round
+    assert calibration._spreads[-1].startswith("one round took")
+    monkeypatch.setitem(calibration._measurements, "probe", (lambda: (
+        calibration.time_calls({"a": lambda: None}, 5, budget=0.5, clock=lambda: next(ticks)),
+        ("a", {}))[1], 1))
+    assert calibration.choice("probe") == "a"
+    assert "over the 500 ms budget" in calibration.choices()["details"]["probe"]["not cached"]
+
+
 def test_an_unknown_decision_is_named():
     with pytest.raises(KeyError, match="no kernel decision named 'nonesuch'"):
         calibration.choice("nonesuch")
@@ -210,13 +246,14 @@ def test_forcing_overrides_the_measurement_without_the_environment(cache, monkey
 
 
 def test_get_kernel_choices_names_the_machine_and_the_decisions(cache):
-    with calibration.forced(gemm="blas", threads="one"):
+    forced = {"gemm": "blas", "threads": "one", "blas_spin": "long"}
+    with calibration.forced(**forced):
         choices = tf.config.experimental.get_kernel_choices()
     assert choices["machine"]["cpu"] == calibration.cpu_model()
     assert choices["machine"]["cores"] == calibration.usable_cpus()
     assert set(choices["machine"]) == {"cpu", "cores", "numpy", "numba", "blas", "openmp_before"}
-    assert choices["decisions"] == {"gemm": "blas", "threads": "one"}
-    assert choices["forced"] == {"gemm": "blas", "threads": "one"}
+    assert choices["decisions"] == forced
+    assert choices["forced"] == forced
 
 
 def test_get_kernel_choices_measures_what_is_not_decided(cache, monkeypatch):

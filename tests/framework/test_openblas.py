@@ -90,3 +90,66 @@ def test_size_pool_sets_every_openblas_and_zero_restores_it():
         _openblas.set_num_threads(0)
         for (set_, _), count in zip(entries, before):
             set_(count)
+
+
+def _current_timeouts():
+    return [e[2]() for e in map(_openblas._entry_points, _openblas.loaded_openblas_paths()) if e]
+
+
+@pytest.fixture
+def spin_restored():
+    """The process's 'blas_spin' setting put back after the test."""
+    from tapeflow.runtime import jit
+    saved = jit._blas_spin[0]
+    yield jit
+    jit._set_blas_spin(saved, why="test restored")
+
+
+@needs_openblas
+def test_the_blas_spin_decision_sets_the_workers_timeout_at_the_next_kernel(spin_restored):
+    from tapeflow.runtime import calibration
+    jit = spin_restored
+    with calibration.forced(blas_spin="short"):
+        jit.kernel_threads()
+        assert set(_current_timeouts()) == {_openblas.SHORT_TIMEOUT}
+        setting = tf_settings()["openblas.thread_timeout"]
+        assert setting.value == _openblas.SHORT_TIMEOUT and "'blas_spin' decision" in setting.reason
+    with calibration.forced(blas_spin="long"):
+        jit.kernel_threads()
+        assert set(_current_timeouts()) == {_openblas.THREAD_TIMEOUT}
+
+
+def tf_settings():
+    """get_process_settings by name, one OpenBLAS or several folded into one name."""
+    import tapeflow as tf
+    return {s.name.split("[")[0]: s for s in tf.config.experimental.get_process_settings()}
+
+
+def test_an_unknown_blas_spin_setting_is_named(spin_restored):
+    from tapeflow.runtime import calibration
+    with calibration.forced(blas_spin="medium"):
+        with pytest.raises(ValueError, match="'blas_spin' decision is one of \\['long', 'short'\\], "
+                                             "got 'medium'"):
+            spin_restored.kernel_threads()
+
+
+@needs_openblas
+def test_the_blas_spin_measurement_times_both_settings_and_puts_long_back(spin_restored):
+    jit = spin_restored
+    setting, details = jit._measure_blas_spin(rounds=2, budget=1.0)
+    assert setting in ("long", "short")
+    assert set(details) >= {"long", "short"} and all(details[k] > 0 for k in ("long", "short"))
+    assert set(_current_timeouts()) == {_openblas.THREAD_TIMEOUT}  # until the decision is applied
+
+
+@needs_openblas
+def test_the_users_timeout_leaves_the_blas_spin_unmeasured():
+    code = ("import numpy as np, tapeflow as tf\n"
+            "from tapeflow.runtime import jit, openblas\n"
+            "setting, details = jit._measure_blas_spin()\n"
+            "print(setting, details, sorted(set(e[2]() for e in map(openblas._entry_points,"
+            " openblas.loaded_openblas_paths()) if e)))")
+    environ = {**os.environ, "OPENBLAS_THREAD_TIMEOUT": "24"}
+    out = subprocess.run([sys.executable, "-c", code], env=environ, check=True,
+                         capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    assert out == "long {'skipped': 'your own OPENBLAS_THREAD_TIMEOUT wins'} [24]"
