@@ -5,7 +5,7 @@ without a lowering here keeps its graph on the executor's replay.
 What lowers: the elementwise ops (their NumPy expression, which Numba fuses
 into one loop over arrays), ReLU's gradient, a bias gradient's unbroadcast,
 casts and comparisons, Variable assignments, and
-the update of the SGD family of optimizers with a constant learning rate.
+the updates of the SGD family and of Adam with a constant learning rate.
 Each lowering returns source lines; `Unlowerable` says why one cannot.
 """
 
@@ -165,8 +165,10 @@ def lower_assign(emit, function, args, kwargs, outputs):
 
 
 # The SGD family: the NumPy formulas of optimizers/sgd.py, with the learning rate
-# and momentum as per-call constants.
+# and momentum as per-call constants; Adam (optimizers/adam.py), whose per-step
+# coefficients (bias corrections) are its own `_coefficients` at each call.
 _SGD_KERNELS = ("sgd", "sgd_momentum", "sgd_nesterov")
+_ADAM_KERNELS = ("adam", "adam_amsgrad")
 
 
 def lower_optimizer_apply(emit, function, args, kwargs, outputs):
@@ -174,45 +176,81 @@ def lower_optimizer_apply(emit, function, args, kwargs, outputs):
     grads = args[1] if len(args) > 1 else kwargs.get("grads")
     variables = args[2] if len(args) > 2 else kwargs.get("trainable_variables")
     kernel = getattr(optimizer, "_kernel_name", None)
-    if kernel is None or kernel() not in _SGD_KERNELS or optimizer._coefs_use_step:
-        raise Unlowerable(f"the update of {type(optimizer).__name__} (only SGD's lowers)")
+    kernel = kernel() if kernel is not None else None
+    name = type(optimizer).__name__
+    if kernel in _ADAM_KERNELS and type(optimizer).__name__ == "Adam":
+        if len(emit.scopes) > 1:
+            raise Unlowerable(f"the update of {name} inside a loop (its coefficients change "
+                              "with the step)")
+        if id(optimizer._iterations) in emit.assigned:
+            raise Unlowerable(f"a second update of one {name} in the function")
+    elif kernel not in _SGD_KERNELS or optimizer._coefs_use_step:
+        raise Unlowerable(f"the update of {name} (only SGD's and Adam's lower)")
     if optimizer._lr_kind != 0 or optimizer.clipnorm or optimizer.global_clipnorm or \
             optimizer.clipvalue or optimizer.weight_decay or optimizer.use_ema:
-        raise Unlowerable(f"{type(optimizer).__name__} with a learning-rate schedule, clipping, "
+        raise Unlowerable(f"{name} with a learning-rate schedule, clipping, "
                           "weight decay or EMA")
     if variables is None or len(variables) != len(grads):
         raise Unlowerable("an optimizer update without its variables")
-    lr_variable = optimizer._lr
-    momentum = getattr(optimizer, "momentum", 0.0)
     for g, leaf in zip(grads, variables):
         v = emit.variable_of(leaf)
         if g is None or v is None or v.constraint is not None:
             raise Unlowerable("an optimizer update with a None gradient, a constraint or a "
                               "non-Variable")
-        dtype = v._value.dtype
-        p = emit.variable(v, write=True)
-        lr = emit.per_call(lambda o=optimizer, d=dtype: d.type(float(o._lr._value)),
-                           reads=lr_variable)
-        grad = emit.value(g, dtype)
-        scalar = v._value.ndim == 0
-        cell = f"{p}[0]" if scalar else p
-        store = (lambda text: emit.line(f"{cell} = {emit.ctor(dtype)}({text})")) if scalar \
-            else (lambda text: emit.line(f"{cell}[:] = {text}"))
-        if momentum == 0:
-            store(f"{cell} - {grad} * {lr}")
-            continue
-        m_var = optimizer._slots[optimizer._index[id(v)]][0]
-        m = emit.variable(m_var, write=True)
-        mcell = f"{m}[0]" if scalar else m
-        mu = emit.constant(dtype.type(momentum))
-        if scalar:
-            emit.line(f"{mcell} = {emit.ctor(dtype)}({mcell} * {mu} - {grad} * {lr})")
-        else:
-            emit.line(f"{mcell}[:] = {mcell} * {mu} - {grad} * {lr}")
-        if optimizer.nesterov:
-            store(f"{cell} + ({mcell} * {mu} - {grad} * {lr})")
-        else:
-            store(f"{cell} + {mcell}")
+        update = _adam_update if kernel in _ADAM_KERNELS else _sgd_update
+        update(emit, optimizer, v, emit.value(g, v._value.dtype))
     iterations = emit.variable(optimizer._iterations, write=True)
     emit.line(f"{iterations}[0] += 1")
     emit.refresh_variables()
+
+
+def _cell(emit, variable):
+    """(the expression of `variable`'s value, a function writing a new value to it)."""
+    dtype = variable._value.dtype
+    name = emit.variable(variable, write=True)
+    if variable._value.ndim == 0:
+        cell = f"{name}[0]"
+        return cell, lambda text: emit.line(f"{cell} = {emit.ctor(dtype)}({text})")
+    return name, lambda text: emit.line(f"{name}[:] = {text}")
+
+
+def _sgd_update(emit, optimizer, v, grad):
+    dtype = v._value.dtype
+    cell, store = _cell(emit, v)
+    lr = emit.per_call(lambda o=optimizer, d=dtype: d.type(float(o._lr._value)),
+                       reads=optimizer._lr)
+    momentum = getattr(optimizer, "momentum", 0.0)
+    if momentum == 0:
+        store(f"{cell} - {grad} * {lr}")
+        return
+    mcell, mstore = _cell(emit, optimizer._slots[optimizer._index[id(v)]][0])
+    mu = emit.constant(dtype.type(momentum))
+    mstore(f"{mcell} * {mu} - {grad} * {lr}")
+    if optimizer.nesterov:
+        store(f"{cell} + ({mcell} * {mu} - {grad} * {lr})")
+    else:
+        store(f"{cell} + {mcell}")
+
+
+def _adam_coefficients(optimizer, dtype):
+    """Adam's (alpha, 1 - beta_1, 1 - beta_2, epsilon) in `dtype` at the call's step,
+    as FusedOptimizer._step_coefficients casts them."""
+    lr, step = float(optimizer._lr._value), int(optimizer._iterations._value)
+    return tuple(dtype.type(c) for c in optimizer._coefficients(lr, step))
+
+
+def _adam_update(emit, optimizer, v, grad):
+    dtype = v._value.dtype
+    cell, store = _cell(emit, v)
+    coefs = emit.per_call(lambda o=optimizer, d=dtype: _adam_coefficients(o, d),
+                          reads=optimizer._lr)
+    alpha, c1, c2, eps = (f"{coefs}[{i}]" for i in range(4))
+    slots = optimizer._slots[optimizer._index[id(v)]]
+    (m, mstore), (s, sstore) = _cell(emit, slots[0]), _cell(emit, slots[1])
+    mstore(f"{m} + ({grad} - {m}) * {c1}")
+    sstore(f"{s} + ({grad} * {grad} - {s}) * {c2}")
+    if optimizer.amsgrad:
+        h, hstore = _cell(emit, slots[2])
+        hstore(f"np.maximum({h}, {s})")
+        s = h
+    store(f"{cell} - ({m} * {alpha}) / (np.sqrt({s}) + {eps})")

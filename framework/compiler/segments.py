@@ -3,7 +3,8 @@ whole (a matmul, a convolution or an optimizer without a lowering in it).
 
 `split` cuts the graph's top-level nodes into maximal runs, in program order,
 of nodes that lower one by one (lowering.py); each run of two nodes or more
-(one node fused gains nothing) becomes a small graph of its own, generated as
+(one node fused gains nothing), or an optimizer's update (one node, an update
+per Variable), becomes a small graph of its own, generated as
 one Numba function by codegen.py: its inputs are the slots it reads from
 outside, its outputs the slots read after it or returned. The result is a
 copy of the graph in which each run is one SEGMENT node; the executor's
@@ -26,7 +27,7 @@ from ..core import nest
 from . import codegen
 from .executor import run_arrays
 from .graph import CALL, LOOP, OP, Graph, SlotRef
-from .lowering import Unlowerable
+from .lowering import Unlowerable, effect_lowering, lower_optimizer_apply
 
 __all__ = ["SEGMENT", "Segment", "split"]
 
@@ -146,7 +147,7 @@ def split(graph, probe, module, agree, on_compile):
         runs.append(current)
         current = []
     runs.append(current)
-    runs = [run for run in runs if len(run) >= MIN_NODES]
+    runs = [run for run in runs if len(run) >= MIN_NODES or run and _is_update(nodes[run[0]])]
     segments = {}
     for run in runs:
         sub = _subgraph(graph, [nodes[i] for i in run],
@@ -177,6 +178,11 @@ def split(graph, probe, module, agree, on_compile):
 def segments_of(partial):
     """The Segments of a graph `split` returned, in program order."""
     return [node[1] for node in partial.nodes if node[0] == SEGMENT]
+
+
+def _is_update(node):
+    """An optimizer's update: one node, but an update per Variable (worth a segment)."""
+    return node[0] == CALL and effect_lowering(node[1]) is lower_optimizer_apply
 
 
 def _lowers(graph, probe, node):

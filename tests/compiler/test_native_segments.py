@@ -167,7 +167,7 @@ def _mlp_trajectory(jit_compile, optimizer_class, steps=5):
     return losses, [v.numpy() for v in variables], step
 
 
-@pytest.mark.parametrize("optimizer_class", [tf.keras.optimizers.SGD])
+@pytest.mark.parametrize("optimizer_class", [tf.keras.optimizers.SGD, tf.keras.optimizers.Adam])
 def test_a_traced_training_step_with_segments_follows_eager(optimizer_class):
     eager_losses, eager_values, _ = _mlp_trajectory(None, optimizer_class)
     losses, values, step = _mlp_trajectory(True, optimizer_class)
@@ -175,6 +175,7 @@ def test_a_traced_training_step_with_segments_follows_eager(optimizer_class):
     found = segments.segments_of(partial)
     assert ["relu_grad", "unbroadcast"] in [s.op_names[:2] for s in found]  # backward fused
     assert all(s.state == "trusted" for s in found)
+    assert "Optimizer.apply" in found[-1].op_names  # the update fuses with the gradients'
     np.testing.assert_allclose(losses, eager_losses, rtol=1e-12)
     for got, want in zip(values, eager_values):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
@@ -186,3 +187,51 @@ def test_unbroadcast_lowers_only_a_leading_sum():
     assert lowering.unbroadcast_expression("g", {"shape": (1, 3)}, (5, 3)) is None
     assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (2, 5, 3)) is None
     assert lowering.unbroadcast_expression("g", {"shape": (3,), "batch_ndim": 1}, (5, 3)) is None
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adam_lowers_and_follows_its_eager_update(amsgrad, dtype):
+    def trajectory(jit_compile):
+        w = tf.Variable(np.linspace(-1.0, 2.0, 40).astype(dtype).reshape(8, 5))
+        s = tf.Variable(dtype(0.5))
+        optimizer = tf.keras.optimizers.Adam(learning_rate=0.1, amsgrad=amsgrad)
+
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w - 0.25)) + tf.square(s * 3.0 - 1.0)
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w, s]), [w, s]))
+            return loss
+
+        if jit_compile:
+            step = tf.function(step, jit_compile=True)
+        _quietly(step, calls=6)
+        return w.numpy(), s.numpy(), int(optimizer.iterations.numpy()), step
+
+    w_eager, s_eager, n_eager, _ = trajectory(False)
+    w_got, s_got, n_got, step = trajectory(True)
+    found = segments.segments_of(_graph(step).tier.partial)  # reduce_sum's gradient: reshape
+    assert ["Optimizer.apply"] in [s.op_names[-1:] for s in found]
+    assert all(s.state == "trusted" for s in found)
+    assert n_got == n_eager == 6
+    tolerance = 1e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(w_got, w_eager, rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(s_got, s_eager, rtol=tolerance)
+
+
+def test_adam_in_a_loop_is_not_lowered():
+    x = tf.Variable(1.0)
+    optimizer = tf.keras.optimizers.Adam(learning_rate=0.1)
+
+    @tf.function(jit_compile=True)
+    def run():
+        def body(i):
+            with tf.GradientTape() as tape:
+                y = x * x
+            optimizer.apply_gradients([(tape.gradient(y, x), x)])
+            return (i + 1,)
+        tf.while_loop(lambda i: i < 3, body, (tf.constant(0),))
+
+    with pytest.warns(UserWarning, match="Adam inside a loop"):
+        run()
+        run()
