@@ -1,13 +1,16 @@
 """activations.py: the activations of tf.nn that are built here (most are
 tf.math names too): relu and its variants, elu/selu, gelu, silu/swish,
 softsign, log_sigmoid. sigmoid, tanh and softplus are elementwise.py's;
-softmax and log_softmax are tf.nn's own (nn/activations.py)."""
+softmax and log_softmax are tf.nn's own (nn/activations.py). The piecewise ones
+pick their branch with `select` on a comparison (comparisons.py), not on a mask
+computed from the array, so a traced function replays them."""
 
 import numpy as np
 
-from ..core.tensor import Tensor, as_tensor
+from ..core.tensor import as_tensor
 from ..ops import math as _m
 from ._checks import float_input
+from .comparisons import greater, greater_equal, less
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softsign",
            "log_sigmoid"]
@@ -21,7 +24,8 @@ def relu(features, name=None):
 def relu6(features, name=None):
     """min(max(features, 0), 6); the gradient is 1 strictly inside (0, 6), as TF."""
     x = as_tensor(features)
-    return _m.select(Tensor(x._value < 6), _m.relu(x), _m.const(6, x))
+    six = _m.const(6, x)
+    return _m.select(less(x, six), _m.relu(x), six)
 
 
 def leaky_relu(features, alpha=0.2, name=None):
@@ -29,19 +33,21 @@ def leaky_relu(features, alpha=0.2, name=None):
     x = as_tensor(features)
     if x._value.dtype.kind in "iu":
         x = _m.cast(x, dtype=np.dtype(np.float32))  # TF casts integer features too
-    return _m.select(Tensor(x._value > 0), x, _m.multiply(x, _m.const(alpha, x)))
+    return _m.select(greater(x, _m.const(0, x)), x, _m.multiply(x, _m.const(alpha, x)))
 
 
 def _negative_part(x):
-    """expm1(min(x, 0)): ELU's negative branch, never overflowing for large x."""
-    return _m.expm1(_m.minimum(x, _m.const(0, x)))
+    """expm1(min(x, 0)): ELU's negative branch, never overflowing for large x. The
+    min is a select (NaN stays NaN), as minimum's VJP reads values in Python."""
+    zero = _m.const(0, x)
+    return _m.expm1(_m.select(greater(x, zero), zero, x))
 
 
 def elu(features, name=None):
     """features where positive, else exp(features) - 1."""
     x = float_input(features, "Elu")
     # TF's Elu/EluGrad take the linear branch at 0 (`features < 0` picks exp).
-    return _m.select(Tensor(x._value >= 0), x, _negative_part(x))
+    return _m.select(greater_equal(x, _m.const(0, x)), x, _negative_part(x))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -55,7 +61,7 @@ def selu(features, name=None):
     # TF's SeluGrad takes the linear branch at 0: the gradient there is scale, not
     # scale * alpha.
     return _m.multiply(_m.const(_SELU_SCALE, x),
-                       _m.select(Tensor(x._value >= 0), x, negative_part))
+                       _m.select(greater_equal(x, _m.const(0, x)), x, negative_part))
 
 
 def gelu(features, approximate=False, name=None):

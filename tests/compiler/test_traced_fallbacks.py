@@ -1,0 +1,203 @@
+"""What used to make a traced step run eagerly (issue 18, item 6): activations that
+picked their branch from the array in Python, and the bool casts and logical ops.
+Each is traced here with warnings as errors (the eager fallback warns), and the
+replay is compared with the eager call, bitwise, on inputs other than the traced
+ones. The ops whose result's shape depends on values (tf.where with one
+argument, tf.boolean_mask, tf.unique) still fall back, with one warning and
+right values: see test_value_shaped_ops_fall_back_with_one_warning."""
+
+import warnings
+
+import numpy as np
+import pytest
+import tapeflow as tf
+from tapeflow.testing import gradcheck
+
+# Kinks of the piecewise functions (0, the thresholds, the caps) and values around them.
+_X = np.array([[-3.0, -1.0, -0.25, 0.0, 0.25, 0.5], [1.0, 1.5, 2.0, 5.5, 6.0, 7.0]], np.float32)
+_OTHER = np.array([[2.5, -0.5, 0.0, 6.5, -7.0, 0.75], [0.5, -2.0, 3.0, 1.0, -0.0, 4.0]],
+                  np.float32)
+
+
+def _traced_matches_eager(fn, *arguments):
+    """Trace `fn` on `arguments` (no fallback warning allowed), then check a replay
+    on other values against the eager call, bit for bit; returns the replay's value."""
+    traced = tf.function(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the eager fallback is a UserWarning
+        first = traced(*arguments)
+        others = [tf.constant(np.flip(np.asarray(a), -1).copy()) for a in arguments]
+        replayed = traced(*others)
+    assert traced.experimental_get_tracing_count() == 1
+    np.testing.assert_array_equal(np.asarray(first), np.asarray(fn(*arguments)))
+    expected = fn(*others)
+    assert np.asarray(replayed).tobytes() == np.asarray(expected).tobytes()
+    return replayed
+
+
+def _leaky(x, slope):
+    return np.where(x > 0, x, slope * x)
+
+
+def _elu(x, alpha):
+    return np.where(x >= 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _keras_relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Keras's relu from its definition: slope * (x - threshold) below the threshold."""
+    out = np.where(x > threshold, x, negative_slope * (x - threshold))
+    return out if max_value is None else np.minimum(out, max_value)
+
+
+_SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+K = tf.keras.activations
+# name -> (function of a tensor, NumPy reference)
+ACTIVATIONS = {
+    "keras.leaky_relu": (K.leaky_relu, lambda x: _leaky(x, 0.2)),
+    "keras.relu_threshold": (lambda x: K.relu(x, threshold=0.5),
+                             lambda x: _keras_relu(x, threshold=0.5)),
+    "keras.relu_max_value": (lambda x: K.relu(x, max_value=2.0),
+                             lambda x: _keras_relu(x, max_value=2.0)),
+    "keras.relu_all": (lambda x: K.relu(x, negative_slope=0.1, max_value=5.0, threshold=1.0),
+                       lambda x: _keras_relu(x, 0.1, 5.0, 1.0)),
+    "keras.elu_alpha": (lambda x: K.elu(x, alpha=0.5), lambda x: _elu(x, 0.5)),
+    "keras.elu": (K.elu, lambda x: _elu(x, 1.0)),
+    "keras.selu": (K.selu, lambda x: _SELU[1] * _elu(x, _SELU[0])),
+    "keras.relu6": (K.relu6, lambda x: np.clip(x, 0, 6)),
+    "keras.hard_sigmoid": (K.hard_sigmoid, lambda x: np.clip(x + 3, 0, 6) / 6),
+    "keras.hard_silu": (K.hard_silu, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "nn.leaky_relu": (lambda x: tf.nn.leaky_relu(x, alpha=0.3), lambda x: _leaky(x, 0.3)),
+    "nn.relu6": (tf.nn.relu6, lambda x: np.clip(x, 0, 6)),
+    "nn.elu": (tf.nn.elu, lambda x: _elu(x, 1.0)),
+    "nn.selu": (tf.nn.selu, lambda x: _SELU[1] * _elu(x, _SELU[0])),
+    "ops.leaky_relu": (tf.keras.ops.leaky_relu, lambda x: _leaky(x, 0.2)),
+    "ops.hard_sigmoid": (tf.keras.ops.hard_sigmoid, lambda x: np.clip(x + 3, 0, 6) / 6),
+    "ops.relu6": (tf.keras.ops.relu6, lambda x: np.clip(x, 0, 6)),
+    "ops.elu": (tf.keras.ops.elu, lambda x: _elu(x, 1.0)),
+}
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_activation_traces_and_replays_its_eager_values(name):
+    fn, reference = ACTIVATIONS[name]
+    replayed = _traced_matches_eager(fn, tf.constant(_X))
+    np.testing.assert_allclose(np.asarray(replayed), reference(np.flip(_X, -1)), rtol=1e-6,
+                               atol=1e-7)
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_activation_gradient_traces_and_replays_its_eager_values(name):
+    fn, _ = ACTIVATIONS[name]
+
+    def gradient(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(fn(x) * x)
+        return tape.gradient(y, x)
+
+    _traced_matches_eager(gradient, tf.constant(_X))
+
+
+# Away from the kinks (finite differences straddling one would see a jump).
+_SMOOTH = np.array([[-2.3, -0.7, 0.2, 0.8], [1.3, 2.6, 5.4, 6.7]])
+
+
+@pytest.mark.parametrize("name", [n for n in ACTIVATIONS if n.startswith("keras.")])
+@pytest.mark.parametrize("shape", [(2, 4), (0, 4)], ids=["2x4", "size0"])
+def test_activation_gradcheck_eager_and_traced(name, shape):
+    fn, _ = ACTIVATIONS[name]
+    x = _SMOOTH[:shape[0]]
+    gradcheck(fn, x, order=2)
+    gradcheck(tf.function(fn), x, order=2)
+
+
+def test_fit_with_leaky_relu_and_elu_layers_is_traced_and_equals_eager():
+    def model():
+        tf.keras.utils.set_random_seed(3)
+        m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(6),
+                                 tf.keras.layers.LeakyReLU(0.1), tf.keras.layers.Dense(5),
+                                 tf.keras.layers.ELU(0.7), tf.keras.layers.Dense(3),
+                                 tf.keras.layers.ReLU(max_value=1.5, threshold=0.1),
+                                 tf.keras.layers.Dense(1)])
+        return m
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 4)).astype(np.float32)
+    y = rng.normal(size=(32, 1)).astype(np.float32)
+    histories = []
+    for eager in (False, True):
+        m = model()
+        m.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse", run_eagerly=eager)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            histories.append(m.fit(x, y, batch_size=8, epochs=3, verbose=0,
+                                   shuffle=False).history["loss"])
+    assert histories[0] == histories[1]
+    assert histories[0][-1] < histories[0][0]
+
+
+# -- bool casts and logical ops -----------------------------------------------------
+LOGICAL = {
+    "cast_to_bool": lambda x: tf.cast(x, tf.bool),
+    "cast_from_bool": lambda x: tf.cast(x > 0, tf.float32),
+    "cast_round_trip_under_tape": lambda x: x * tf.cast(tf.cast(x, tf.bool), x.dtype),
+    "logical_and": lambda x: tf.logical_and(x > 0, x < 3),
+    "math.logical_or": lambda x: tf.math.logical_or(x > 0, x < -1),
+    "logical_not": lambda x: tf.logical_not(x > 0),
+    "math.logical_xor": lambda x: tf.math.logical_xor(x > 0, x < 3),
+    "operator_and": lambda x: (x > 0) & (x < 3),
+    "operator_or": lambda x: (x > 0) | (x < -1),
+    "operator_invert": lambda x: ~(x > 0),
+    "operator_xor": lambda x: (x > 0) ^ (x < 3),
+    "where_of_logical": lambda x: tf.where((x > 0) & ~(x > 5), x, -x),
+}
+
+
+@pytest.mark.parametrize("name", list(LOGICAL))
+def test_bool_cast_and_logical_ops_trace_and_replay(name):
+    replayed = _traced_matches_eager(LOGICAL[name], tf.constant(_X))
+    x = np.flip(_X, -1)
+    expected = {"cast_to_bool": x != 0, "logical_not": ~(x > 0),
+                "operator_and": (x > 0) & (x < 3), "operator_xor": (x > 0) ^ (x < 3)}
+    if name in expected:
+        np.testing.assert_array_equal(np.asarray(replayed), expected[name])
+
+
+def test_logical_mask_in_a_traced_gradient_step():
+    """A masked loss, as a padded-sequence model writes it: the gradient is traced too."""
+    def step(x, labels):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            keep = tf.logical_and(tf.not_equal(labels, 0), tf.logical_not(x < -2))
+            loss = tf.reduce_sum(tf.cast(keep, x.dtype) * tf.square(x))
+        return tape.gradient(loss, x)
+
+    labels = np.array([[1, 0, 2, 0, 3, 1], [0, 1, 1, 2, 0, 0]], np.int32)
+    grad = _traced_matches_eager(step, tf.constant(_X), tf.constant(labels))
+    x, flipped = np.flip(_X, -1), np.flip(labels, -1)
+    np.testing.assert_array_equal(np.asarray(grad), 2 * x * ((flipped != 0) & ~(x < -2)))
+
+
+# -- shapes that depend on values ---------------------------------------------------
+VALUE_SHAPED = {
+    "where_one_argument": lambda x: tf.where(x > 0),
+    "boolean_mask": lambda x: tf.boolean_mask(x, x > 0),
+    "unique": lambda x: tf.unique(tf.reshape(x, [-1]))[0],
+}
+
+
+@pytest.mark.parametrize("name", list(VALUE_SHAPED))
+def test_value_shaped_ops_fall_back_with_one_warning(name):
+    """Their result's length is a count of values, which the trace would bake into
+    the graph wherever Python reads a shape derived from it (tapeflow's tracer
+    guards only the direct result of a value-shaped call): they run eagerly for
+    the signature, warning once, with right values on every call."""
+    fn = VALUE_SHAPED[name]
+    traced = tf.function(fn)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        traced(tf.constant(_X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for values in (_OTHER, -_X):
+            np.testing.assert_array_equal(np.asarray(traced(tf.constant(values))),
+                                          np.asarray(fn(tf.constant(values))))
