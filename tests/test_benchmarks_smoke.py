@@ -158,3 +158,25 @@ def test_each_fit_row_trains_its_own_framework_model():
     by_name["TF Keras fit"]()
     assert fitted == ["keras", "keras"]
     assert tf.keras is not FakeTF.keras
+
+
+def test_scaling_configurations_take_the_first_cpus_and_add_one_intra_op_thread():
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import scaling
+    finally:
+        sys.path.remove(os.path.join(REPO, "benchmarks"))
+    assert scaling.configurations([1, 2, 4], [3, 5, 7, 9]) == [
+        ("1 core", [3], 0), ("2 cores", [3, 5], 0), ("4 cores", [3, 5, 7, 9], 0),
+        ("4 cores, intra_op 1", [3, 5, 7, 9], 1)]
+    assert scaling.configurations([1, 8], [0]) == [("1 core", [0], 0)]  # 8 not available
+
+
+def test_scaling_runs_one_w2_process_on_one_core():
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import scaling
+    finally:
+        sys.path.remove(os.path.join(REPO, "benchmarks"))
+    rate = scaling.run_once(sorted(os.sched_getaffinity(0))[:1], "W2")
+    assert math.isfinite(rate) and rate > 0
