@@ -9,22 +9,40 @@ import numpy as np
 
 from .. import constraints, initializers, regularizers
 from .. import nn as _nn
-from ..api.array_ops import reshape, transpose
+from ..api.array_ops import cast, reshape, transpose
+from ..core.tensor import Tensor
 from ..linalg import matmul
 from ..math import add, multiply
-from ..core.tensor import Tensor
+from ..math.comparisons import logical_and
+from ..ops.math import const, select
 from .base import Layer, get_keras_mask
 from .layer_utils import serialize_option, weight_options_config
 
 __all__ = ["MultiHeadAttention"]
 
-_LARGE_NEGATIVE = -1e9  # Keras's additive mask for float32/float64 scores
+
+def _large_negative(dtype):
+    """The score Keras gives masked positions (Softmax's _large_negative_number)."""
+    return -3e4 if dtype == np.float16 else -1e9
+
+
+def _bool_mask(mask):
+    """A mask as a bool Tensor (Keras casts masks defensively). Masks are combined
+    with ops, never read in Python, so a traced step replays them."""
+    return None if mask is None else cast(mask, "bool")
 
 
 def _mask_array(mask):
+    """A mask as a bool ndarray (dot_attention.py's Attention layers read theirs so)."""
     if mask is None:
         return None
     return np.asarray(mask._value if isinstance(mask, Tensor) else mask).astype(bool)
+
+
+def _with_head_axis(mask):
+    """A (B, Tq, Tv) mask (or one broadcasting to it) as (B, 1, Tq, Tv)."""
+    shape = (1,) * (3 - len(mask.shape)) + tuple(mask.shape)
+    return reshape(mask, (shape[0], 1) + shape[1:])
 
 
 class MultiHeadAttention(Layer):
@@ -55,11 +73,20 @@ class MultiHeadAttention(Layer):
     Call arguments:
         query, value, key: as above (extra axes between batch and features are
             flattened into one sequence axis).
-        attention_mask: bool (B, Tq, Tv), True where a query may attend.
+        attention_mask: bool (B, Tq, Tv) (or broadcasting to it, or
+            (B, heads, Tq, Tv)), True where a query may attend.
         return_attention_scores: also return the (B, heads, Tq, Tv) probabilities.
         use_causal_mask: a query step attends only to value steps <= it.
         query_mask, value_mask, key_mask: (B, T) padding masks; by default the
-            Keras masks of the inputs (Embedding(mask_zero=True)).
+            Keras masks of the inputs (Embedding(mask_zero=True)). Keras 3
+            ignores an explicit `query_mask` (it reads the query's Keras mask);
+            tapeflow uses it.
+
+    The masks are ANDed as Keras 3's `_compute_attention_mask` does, and the
+    output carries the query's Keras mask. A query row with no position to
+    attend to gets uniform probabilities, as Keras's fused path gives, or zeros
+    where Keras takes its masked-softmax path (dropout > 0,
+    return_attention_scores, or a query of rank > 3).
 
     Raises:
         ValueError: for bad arguments, or inputs whose feature sizes differ
@@ -175,11 +202,17 @@ class MultiHeadAttention(Layer):
         q = multiply(q, 1.0 / math.sqrt(self.key_dim))
         scores = matmul(q, k, transpose_b=True)                  # (B, H, Tq, Tv)
         mask = self._attention_mask(query, value, key, query_mask, value_mask, key_mask,
-                                    attention_mask, use_causal_mask, scores.shape)
+                                    attention_mask, use_causal_mask, tuple(scores.shape))
         if mask is not None:
-            adder = np.where(mask, 0.0, _LARGE_NEGATIVE).astype(scores.numpy().dtype)
-            scores = add(scores, Tensor(adder[:, None]))
+            scores = select(mask, scores, const(_large_negative(scores.dtype.as_numpy_dtype),
+                                                scores))
         probs = _nn.softmax(scores, axis=-1)
+        if mask is not None and (self.dropout > 0 or return_attention_scores
+                                 or len(q_shape) != 3):
+            # Keras's masked-softmax path (taken in these cases) zeroes the masked
+            # positions, so a row with none to attend gives zeros; its fused
+            # dot-product path (otherwise) leaves such a row uniform, as here.
+            probs = select(mask, probs, const(0, probs))
         attended = probs
         if training and self.dropout > 0:
             attended = _nn.dropout(probs, self.dropout, seed=self.seed)
@@ -198,41 +231,49 @@ class MultiHeadAttention(Layer):
 
     def _attention_mask(self, query, value, key, query_mask, value_mask, key_mask,
                         attention_mask, use_causal_mask, score_shape):
-        b, _, tq, tv = score_shape
-        query_mask = _mask_array(query_mask if query_mask is not None
-                                 else get_keras_mask(query))
-        value_mask = _mask_array(value_mask if value_mask is not None
-                                 else get_keras_mask(value))
-        key_mask = _mask_array(key_mask if key_mask is not None else get_keras_mask(key))
-        mask = None
-
-        def combine(current, new):
-            return new if current is None else current & new
-
-        for what, m, axis in (("query_mask", query_mask, 1), ("value_mask", value_mask, 2),
-                              ("key_mask", key_mask, 2)):
+        """Keras 3's _compute_attention_mask: the query mask (B, Tq, 1), the value
+        and key masks (B, 1, Tv), the causal mask (1, Tq, Tv) and `attention_mask`
+        (broadcasting to (B, Tq, Tv), or (B, heads, Tq, Tv)) ANDed, as a bool
+        tensor of rank 4 (a head axis) for the scores, or None."""
+        b, heads, tq, tv = score_shape
+        auto = None
+        for what, m, tensor, length in (("query_mask", query_mask, query, tq),
+                                        ("value_mask", value_mask, value, tv),
+                                        ("key_mask", key_mask, key, tv)):
+            m = _bool_mask(m if m is not None else get_keras_mask(tensor))
             if m is None:
                 continue
-            m = m.reshape(m.shape[0], -1)
-            if m.shape != (b, tq if axis == 1 else tv):
+            shape = tuple(m.shape)
+            if len(shape) < 2 or shape[0] != b or int(np.prod(shape[1:])) != length:
                 raise ValueError(f"Layer {self.name!r}: {what} must have shape "
-                                 f"{(b, tq if axis == 1 else tv)}, received {m.shape}.")
-            mask = combine(mask, m[:, :, None] if axis == 1 else m[:, None, :])
+                                 f"{(b, length)}, received {shape}.")
+            m = reshape(m, (b, length, 1) if what == "query_mask" else (b, 1, length))
+            auto = m if auto is None else logical_and(auto, m)
         if use_causal_mask:
-            mask = combine(mask, np.tril(np.ones((tq, tv), bool))[None])
+            causal = Tensor(np.tril(np.ones((1, tq, tv), bool)))
+            auto = causal if auto is None else logical_and(auto, causal)
+        mask = None if auto is None else _with_head_axis(auto)
         if attention_mask is not None:
-            m = _mask_array(attention_mask)
+            m = _bool_mask(attention_mask)
+            shape = tuple(m.shape)
+            target = (b, heads, tq, tv) if len(shape) == 4 else (b, tq, tv)
             try:
-                m = np.broadcast_to(m, (b, tq, tv))
+                fits = np.broadcast_shapes(shape, target) == target
             except ValueError:
+                fits = False
+            if not fits:
                 raise ValueError(f"Layer {self.name!r}: attention_mask must broadcast to "
-                                 f"(batch, Tq, Tv) = {(b, tq, tv)}, received {m.shape}."
-                                 ) from None
-            mask = combine(mask, m)
-        return None if mask is None else np.broadcast_to(mask, (b, tq, tv))
+                                 f"(batch, Tq, Tv) = {(b, tq, tv)} (or (batch, heads, Tq, "
+                                 f"Tv) = {(b, heads, tq, tv)}), received {shape}.")
+            m = m if len(shape) == 4 else _with_head_axis(m)
+            mask = m if mask is None else logical_and(m, mask)
+        return mask
 
     def compute_mask(self, inputs, mask=None):
-        return None
+        """The query's Keras mask passes on to the output, as in Keras 3."""
+        if isinstance(mask, (list, tuple)):
+            return mask[0] if mask else None
+        return mask
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         query_shape, _, _ = self._split_inputs(query_shape, value_shape, key_shape)

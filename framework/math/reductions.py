@@ -116,22 +116,27 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     return _m.sqrt(_r.reduce_sum(_m.square(x), axis=axes, keepdims=builtins.bool(keepdims)))
 
 
-def _logical_reduction(np_fn, tf_name):
+_UINT8, _BOOL = np.dtype(np.uint8), np.dtype(np.bool_)
+
+
+def _logical_reduction(extremum, np_name, tf_name):
     def apply(input_tensor, axis=None, keepdims=False, name=None):
         x = as_tensor(input_tensor)
         if x._value.dtype.kind != "b":
             raise TypeError(f"{tf_name} needs a bool tensor, got {x.dtype.name}; compare or "
                             "cast first.")
         axes = normalize_axis(axis, x._value.ndim, tf_name, x._value.shape)
-        return _cut(f"reduce_{np_fn.__name__}", (x,), Tensor(np.asarray(
-            np_fn(x._value, axis=axes, keepdims=builtins.bool(keepdims)))))
-    apply.__name__ = np_fn.__name__
-    apply.__doc__ = f"Logical {np_fn.__name__} over `axis` (not differentiable)."
+        # The max (any) or min (all) of 0/1 bytes, with ops, so that a traced
+        # function replays it (an empty axis gives False / True, as TF).
+        flags = extremum(_m.cast(x, dtype=_UINT8), axis=axes, keepdims=builtins.bool(keepdims))
+        return _m.cast(flags, dtype=_BOOL)
+    apply.__name__ = np_name
+    apply.__doc__ = f"Logical {np_name} over `axis` (not differentiable)."
     return apply
 
 
-reduce_all = _logical_reduction(np.all, "All")
-reduce_any = _logical_reduction(np.any, "Any")
+reduce_all = _logical_reduction(_r.reduce_min, "all", "All")
+reduce_any = _logical_reduction(_r.reduce_max, "any", "Any")
 
 
 def _single_axis(x, axis, tf_name):

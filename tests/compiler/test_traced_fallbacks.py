@@ -1,5 +1,6 @@
 """What used to make a traced step run eagerly (issue 18, item 6): activations that
-picked their branch from the array in Python, and the bool casts and logical ops.
+picked their branch from the array in Python, the bool casts and logical ops, and
+tf.reduce_any/reduce_all (which the Masking layer's mask uses).
 Each is traced here with warnings as errors (the eager fallback warns), and the
 replay is compared with the eager call, bitwise, on inputs other than the traced
 ones. The ops whose result's shape depends on values (tf.where with one
@@ -150,6 +151,10 @@ LOGICAL = {
     "operator_invert": lambda x: ~(x > 0),
     "operator_xor": lambda x: (x > 0) ^ (x < 3),
     "where_of_logical": lambda x: tf.where((x > 0) & ~(x > 5), x, -x),
+    "reduce_any": lambda x: tf.reduce_any(x > 2, axis=-1),
+    "math.reduce_all": lambda x: tf.math.reduce_all(x > -2, axis=0, keepdims=True),
+    "reduce_any_empty_axis": lambda x: tf.reduce_any(x[:, :0] > 0, axis=1),
+    "reduce_all_empty_axis": lambda x: tf.reduce_all(x[:, :0] > 0, axis=1),
 }
 
 
@@ -158,7 +163,9 @@ def test_bool_cast_and_logical_ops_trace_and_replay(name):
     replayed = _traced_matches_eager(LOGICAL[name], tf.constant(_X))
     x = np.flip(_X, -1)
     expected = {"cast_to_bool": x != 0, "logical_not": ~(x > 0),
-                "operator_and": (x > 0) & (x < 3), "operator_xor": (x > 0) ^ (x < 3)}
+                "operator_and": (x > 0) & (x < 3), "operator_xor": (x > 0) ^ (x < 3),
+                "reduce_any": (x > 2).any(-1), "math.reduce_all": (x > -2).all(0, keepdims=True),
+                "reduce_any_empty_axis": [False, False], "reduce_all_empty_axis": [True, True]}
     if name in expected:
         np.testing.assert_array_equal(np.asarray(replayed), expected[name])
 
