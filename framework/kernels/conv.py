@@ -6,13 +6,20 @@ tried, one input channel included). Plain ndarrays
 in and out; ops/conv.py picks between them by size. Geometry arguments:
 strides (sh, sw), dilations (dh, dw), padding before (pt, pl); the output
 arrays passed in fix the output size (and so the padding after). With a unit
-column stride the forward and filter kernels work a whole output row at a time."""
+column stride the forward and filter kernels work a whole output row at a time.
+
+Which path a convolution takes (direct, or im2col + GEMM) is decided per class
+of window by measurement on the running machine (the 'conv' decision of
+runtime/calibration.py, measured by ops/conv.py on the ops' own code paths):
+`direct` answers it."""
 
 import numpy as np
 
+from ..runtime import calibration
 from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel
 
-__all__ = ["conv2d_forward", "conv2d_backward_filter", "im2col", "col2im", "pick"]
+__all__ = ["WINDOW_CLASSES", "conv2d_forward", "conv2d_backward_filter", "col2im", "direct",
+           "im2col", "pick", "routes", "window_class"]
 
 
 def _conv2d_forward_rows(x, w, out, sh, sw, dh, dw, pt, pl):
@@ -305,3 +312,55 @@ def chunks_for(kernel, pair, batch):
     """How many batch chunks (one accumulator each) the filter gradient splits into:
     one per thread the parallel variant runs on, at most one per example."""
     return max(1, min(kernel_threads(), batch)) if kernel is pair[1] else 1
+
+
+# -- direct or im2col: the 'conv' decision -------------------------------------------
+# The direct kernels win while a window holds few values: on W3's shapes (Zen 5
+# and a Xeon) 3x3x1 forward and filter gradient were 1.4-1.6x faster direct,
+# 3x3x32 4-9x faster through im2col + GEMM. The crossover depends on the CPU
+# and its GEMM, so it is measured per class of window (kh * kw * in values),
+# each on its filter shape below; the defaults (direct up to 16 values, the
+# constant used before) stand wherever the other path does not win by
+# calibration.MARGIN, so noise keeps them.
+WINDOW_CLASSES = {  # class -> (most values in its windows, filter (kh, kw, in) measured, default)
+    "upto9": (9, (3, 3, 1), "direct"), "upto16": (16, (4, 4, 1), "direct"),
+    "upto27": (27, (3, 3, 3), "im2col"), "upto81": (81, (3, 3, 8), "im2col"),
+    "over81": (None, (3, 3, 32), "im2col")}
+_PATHS = ("direct", "im2col")
+
+
+def window_class(kh, kw, c_in):
+    """The WINDOW_CLASSES key of (kh, kw, in) filters."""
+    window = kh * kw * c_in
+    for name, (most, _, _) in WINDOW_CLASSES.items():
+        if most is None or window <= most:
+            return name
+
+
+def routes(timings, margin=calibration.MARGIN):
+    """{class: 'direct' or 'im2col'} from {class: {'direct': [s, ...], 'im2col':
+    [s, ...]}}: the class's default unless the other path beats it by `margin`."""
+    return {cls: calibration.faster(t, default=WINDOW_CLASSES[cls][2], margin=margin)
+            for cls, t in timings.items()}
+
+
+def direct(kh, kw, c_in):
+    """Whether a convolution with (kh, kw, in) filters runs the direct kernels
+    (forward and filter gradient) rather than im2col + GEMM: the 'conv'
+    decision, measured on first use and cached; forced to 'direct' or 'im2col'
+    everywhere, or per class ({class: path}, classes left out keep their
+    default), with runtime.calibration.force/forced."""
+    decided = calibration.choice("conv")
+    if type(decided) is str:
+        path = decided
+    else:
+        cls = window_class(kh, kw, c_in)
+        path = decided.get(cls, WINDOW_CLASSES[cls][2]) if isinstance(decided, dict) else decided
+        if isinstance(decided, dict) and not decided.keys() <= WINDOW_CLASSES.keys():
+            raise ValueError(f"the 'conv' kernel decision names unknown window classes "
+                             f"{sorted(set(decided) - set(WINDOW_CLASSES))}; known: "
+                             f"{list(WINDOW_CLASSES)}")
+    if path not in _PATHS:
+        raise ValueError(f"the 'conv' kernel decision must be 'direct', 'im2col' or a dict "
+                         f"{{window class: path}}, got {decided!r}")
+    return path == "direct"

@@ -1,8 +1,9 @@
 """conv.py: convolution and pooling primitives in NHWC -- conv2d with its
 input and filter gradients, max and average pooling with their gradients.
 Each VJP calls a sibling op, so the chain closes and higher orders work; the
-loops are Numba kernels (kernels/conv.py, kernels/pool.py) or im2col + BLAS.
-Padding arrives resolved as ((top, bottom), (left, right)); checks live in nn/_windows.py.
+loops are Numba kernels (kernels/conv.py, kernels/pool.py) or im2col + GEMM,
+whichever measured faster on this machine for the filters' window class (the
+'conv' decision, measured here by `_measure_conv` on first need). Padding arrives resolved as ((top, bottom), (left, right)); checks live in nn/_windows.py.
 
 Every op accepts extra leading axes on its inputs (a batch of cotangents from
 `jacobian`, or the leading axes of a higher-order gradient): the conv ops
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..core import record as _record
 from ..core.tensor import Tensor
+from ..runtime import calibration
 from .math import matmul_2d as _matmul, relu_grad
 from .registry import defop
 from .shape import getitem, reshape, unbroadcast
@@ -21,11 +23,9 @@ from .shape import getitem, reshape, unbroadcast
 __all__ = ["conv2d", "conv2d_input_grad", "conv2d_filter_grad", "conv2d_bias_activation",
            "max_pool2d", "max_pool2d_grad", "avg_pool2d", "avg_pool2d_grad", "conv_output_size"]
 
-# Direct kernels beat im2col + BLAS while a window holds few values: measured on
-# W3's shapes (benchmarks/kernels.py), 3x3x1 forward and filter gradient are
-# 1.4-1.6x faster direct, 3x3x32 4-9x faster with BLAS. The input gradient
-# always takes BLAS + col2im, which won on every shape tried.
-_DIRECT_MAX_WINDOW = 16
+# The forward and the filter gradient take the direct kernels or im2col + GEMM
+# as measured per window class (kernels/conv.py: `direct`); the input gradient
+# always takes GEMM + col2im, which won on every shape tried.
 
 
 def conv_output_size(size, k, stride, dilation, pad_before, pad_after):
@@ -44,7 +44,7 @@ def _contiguous(a):
 
 
 # -- 4-D implementations ---------------------------------------------------------
-def _conv_fwd(x, w, strides, dilations, pads, keep=None):
+def _conv_fwd(x, w, strides, dilations, pads, keep=None, direct=None):
     k = _kernels()
     n, h, wd, c_in = x.shape
     kh, kw, _, c_out = w.shape
@@ -58,7 +58,7 @@ def _conv_fwd(x, w, strides, dilations, pads, keep=None):
     x, w = _contiguous(x.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pt, pl)
     work = out.size * kh * kw * c_in
-    if _is_direct(w.shape):
+    if direct if direct is not None else _is_direct(w.shape):
         return k.pick(k.conv2d_forward, work, n)(x, w, out, *geometry)
     cols = np.empty((n * ho * wo, kh * kw * c_in), dtype)
     k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
@@ -83,8 +83,7 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
 
 def _is_direct(w_shape):
     """Whether conv2d with filters of this shape takes the direct kernels."""
-    kh, kw, c_in = w_shape[:3]
-    return kh * kw * c_in <= _DIRECT_MAX_WINDOW
+    return _kernels().direct(*w_shape[:3])
 
 
 def _conv_filt_direct(x, g, filter_hw, strides, dilations, pads, relu_out=None):
@@ -109,7 +108,7 @@ def _conv_filt_direct(x, g, filter_hw, strides, dilations, pads, relu_out=None):
     return dw, bias_partial.sum(axis=0).astype(dtype)
 
 
-def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
+def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None, direct=None):
     k = _kernels()
     n, _, _, c_in = x.shape
     _, ho, wo, c_out = g.shape
@@ -117,7 +116,7 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
     dtype = np.result_type(x, g)
     if g.size == 0 or c_in == 0:
         return np.zeros((kh, kw, c_in, c_out), dtype)
-    if _is_direct((kh, kw, c_in)):
+    if direct if direct is not None else _is_direct((kh, kw, c_in)):
         return _conv_filt_direct(x, g, filter_hw, strides, dilations, pads)[0]
     x, g = _contiguous(x.astype(dtype, copy=False)), _contiguous(g.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
@@ -125,6 +124,36 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None):
         cols = np.empty((n * ho * wo, kh * kw * c_in), dtype)
         k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
     return _matmul(cols.T, g.reshape(-1, c_out)).reshape(kh, kw, c_in, c_out)
+
+
+def _measure_conv(repeats=9, budget=0.025, time_calls=calibration.time_calls):
+    """('conv' routes, median seconds per class and path): a training step's
+    share of a convolution, its forward and filter gradient (the im2col path
+    reusing the forward's columns, as under a tape), through the direct
+    kernels and through im2col + GEMM, taking turns, on one float32 batch of
+    8 x 16 x 16 per window class into 32 channels, within `budget` seconds per
+    class after a warm-up round (~0.1 s in all). `time_calls` is bound here,
+    so that a test replacing calibration's does not see these calls."""
+    k = _kernels()
+    rng = np.random.default_rng(0)
+    geometry = ((1, 1), (1, 1), ((1, 1), (1, 1)))
+    timings = {}
+    for cls, (_, (kh, kw, c_in), _) in k.WINDOW_CLASSES.items():
+        x = rng.standard_normal((8, 16, 16, c_in)).astype(np.float32)
+        w = rng.standard_normal((kh, kw, c_in, 32)).astype(np.float32)
+
+        def step(direct, x=x, w=w):
+            keep = []
+            out = _conv_fwd(x, w, *geometry, keep=keep, direct=direct)
+            _conv_filt(x, out, w.shape[:2], *geometry, cols=keep[0] if keep else None,
+                       direct=direct)
+        timings[cls] = time_calls({"direct": lambda: step(True), "im2col": lambda: step(False)},
+                                  repeats, budget=budget)
+    medians = {cls: {p: float(np.median(v)) for p, v in t.items()} for cls, t in timings.items()}
+    return k.routes(timings), medians
+
+
+calibration.register("conv", _measure_conv)
 
 
 def _over_leading(fn, a, b, fold_a, core=4, **attrs):

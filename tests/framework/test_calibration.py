@@ -246,7 +246,7 @@ def test_forcing_overrides_the_measurement_without_the_environment(cache, monkey
 
 
 def test_get_kernel_choices_names_the_machine_and_the_decisions(cache):
-    forced = {"gemm": "blas", "threads": "one", "blas_spin": "long"}
+    forced = {"gemm": "blas", "threads": "one", "blas_spin": "long", "conv": "im2col"}
     with calibration.forced(**forced):
         choices = tf.config.experimental.get_kernel_choices()
     assert choices["machine"]["cpu"] == calibration.cpu_model()

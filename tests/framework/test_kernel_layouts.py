@@ -165,6 +165,14 @@ def check_layouts(run, arrays, calls=None, kernel_on_every_layout=True, which=No
 
 
 # -- GEMM -----------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def conv_paths_by_window():
+    """The conv tests name their kernel by the window (1 input channel: direct);
+    which path runs is measured per machine, so every class keeps its default."""
+    with calibration.forced(conv={}):
+        yield
+
+
 @pytest.fixture
 def gemm_on():
     with calibration.forced(gemm="tapeflow"):

@@ -11,6 +11,7 @@ from test_kernels_pool import avg_pool_reference, max_pool_reference
 
 import tapeflow as tf
 from tapeflow.core.errors import InvalidArgumentError
+from tapeflow.runtime import calibration
 from tapeflow.testing.gradients import Case
 
 _RNG = np.random.default_rng(0)
@@ -18,6 +19,12 @@ _RNG = np.random.default_rng(0)
 
 def _r(*shape):
     return _RNG.standard_normal(shape)
+
+
+def _path(c_in):
+    """The conv path a test with `c_in` input channels names: which one runs is
+    measured per machine (the 'conv' decision), so the test forces it."""
+    return calibration.forced(conv="direct" if c_in == 1 else "im2col")
 
 
 def _depthwise_reference(x, w, strides, pads):
@@ -75,7 +82,9 @@ GRADCHECK_CASES = [
 
 @pytest.mark.parametrize("case", GRADCHECK_CASES, ids=repr)
 def test_gradcheck(case):
-    case.check()
+    path = "direct" if "direct" in case.name else "im2col" if "im2col" in case.name else None
+    with calibration.forced(conv=path):  # a case named for a path runs it on every machine
+        case.check()
 
 
 @pytest.mark.parametrize("c_in", [1, 8])  # the direct and the im2col path
@@ -84,7 +93,8 @@ def test_gradcheck(case):
 def test_conv2d_values_keep_float32(c_in, padding, strides, dilations):
     x = _r(3, 9, 8, c_in).astype(np.float32)
     w = _r(3, 3, c_in, 4).astype(np.float32)
-    out = tf.nn.conv2d(x, w, strides, padding, dilations=dilations)
+    with _path(c_in):
+        out = tf.nn.conv2d(x, w, strides, padding, dilations=dilations)
     st = (strides, strides) if isinstance(strides, int) else tuple(strides[1:3])
     di = (dilations, dilations)
     if padding == "VALID":
@@ -197,13 +207,14 @@ def test_conv2d_filter_gradient_reuses_the_forward_im2col_and_forgets_it():
     from tapeflow.ops import conv as conv_ops
     from test_kernels_conv import conv2d_filter_grad_reference
     x = tf.constant(_r(2, 6, 5, 3))
-    w = tf.Variable(_r(3, 3, 3, 4))  # a 27-value window: the im2col path
+    w = tf.Variable(_r(3, 3, 3, 4))
     g = _r(2, 3, 5, 4)
     before = len(conv_ops._COLS)
-    with tf.GradientTape() as tape:
+    with _path(3), tf.GradientTape() as tape:  # the im2col path
         y = tf.nn.conv2d(x, w, [1, 2, 1, 1], [[0, 0], [1, 0], [1, 1], [0, 0]])
     assert len(conv_ops._COLS) == before + 1  # kept beside the recorded output
-    dw = tape.gradient(y, w, output_gradients=tf.constant(g)).numpy()
+    with _path(3):
+        dw = tape.gradient(y, w, output_gradients=tf.constant(g)).numpy()
     want = conv2d_filter_grad_reference(x.numpy(), g, (3, 3), (2, 1), (1, 1),
                                         ((1, 0), (1, 1)))
     np.testing.assert_allclose(dw, want, rtol=1e-10, atol=1e-10)
@@ -231,10 +242,11 @@ def test_conv2d_bias_activation_equals_the_three_ops(c_in, activation):
     results = []
     for fn in (composed, lambda: tf.nn.conv2d_bias_activation(x, w, b, 1, "SAME",
                                                               activation=activation)):
-        with tf.GradientTape() as tape:
+        with _path(c_in), tf.GradientTape() as tape:
             tape.watch(x)
             y = fn()
-        results.append([y] + tape.gradient(y, [x, w, b], output_gradients=upstream))
+        with _path(c_in):
+            results.append([y] + tape.gradient(y, [x, w, b], output_gradients=upstream))
     for got, want in zip(results[1], results[0]):
         assert got.dtype == tf.float32
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
@@ -249,11 +261,12 @@ def test_conv2d_bias_activation_first_layer_gradients(activation, strides):
     x = rng.standard_normal((3, 7, 6, 1)).astype(np.float32)  # a constant: no dx
     w = tf.Variable(rng.standard_normal((3, 3, 1, 4)).astype(np.float32))
     b = tf.Variable(rng.standard_normal(4).astype(np.float32))
-    with tf.GradientTape() as tape:
-        y = tf.nn.conv2d_bias_activation(x, w, b, strides, "VALID", activation=activation)
-        upstream = rng.standard_normal(y.shape).astype(np.float32)
-        loss = tf.reduce_sum(y * upstream)
-    dw, db = tape.gradient(loss, [w, b])
+    with _path(1):
+        with tf.GradientTape() as tape:
+            y = tf.nn.conv2d_bias_activation(x, w, b, strides, "VALID", activation=activation)
+            upstream = rng.standard_normal(y.shape).astype(np.float32)
+            loss = tf.reduce_sum(y * upstream)
+        dw, db = tape.gradient(loss, [w, b])
     st = (1, 1) if strides == 1 else (1, 2)
     z = conv2d_reference(x, w.numpy(), st, (1, 1), ((0, 0), (0, 0))) + b.numpy()
     g = upstream * (z > 0) if activation == "relu" else upstream
