@@ -18,8 +18,17 @@ import numpy as np
 from ..runtime import calibration
 from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel
 
-__all__ = ["WINDOW_CLASSES", "conv2d_forward", "conv2d_backward_filter", "col2im", "direct",
-           "im2col", "pick", "routes", "window_class"]
+__all__ = [
+    "WINDOW_CLASSES",
+    "col2im",
+    "conv2d_backward_filter",
+    "conv2d_forward",
+    "direct",
+    "im2col",
+    "pick",
+    "routes",
+    "window_class",
+]
 
 
 def _conv2d_forward_rows(x, w, out, sh, sw, dh, dw, pt, pl):

@@ -3,7 +3,8 @@ input and filter gradients, max and average pooling with their gradients.
 Each VJP calls a sibling op, so the chain closes and higher orders work; the
 loops are Numba kernels (kernels/conv.py, kernels/pool.py) or im2col + GEMM,
 whichever measured faster on this machine for the filters' window class (the
-'conv' decision, measured here by `_measure_conv` on first need). Padding arrives resolved as ((top, bottom), (left, right)); checks live in nn/_windows.py.
+'conv' decision, measured here by `_measure_conv` on first need). Padding
+arrives resolved as ((top, bottom), (left, right)); checks live in nn/_windows.py.
 
 Every op accepts extra leading axes on its inputs (a batch of cotangents from
 `jacobian`, or the leading axes of a higher-order gradient): the conv ops
@@ -127,28 +128,39 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None, direct=None
 
 
 def _measure_conv(repeats=9, budget=0.025, time_calls=calibration.time_calls):
-    """('conv' routes, median seconds per class and path): a training step's
-    share of a convolution, its forward and filter gradient (the im2col path
-    reusing the forward's columns, as under a tape), through the direct
-    kernels and through im2col + GEMM, taking turns, on one float32 batch of
-    8 x 16 x 16 per window class into 32 channels, within `budget` seconds per
-    class after a warm-up round (~0.1 s in all). `time_calls` is bound here,
-    so that a test replacing calibration's does not see these calls."""
-    k = _kernels()
+    """('conv' routes, median seconds per class and path): what a training step
+    runs for a Conv2D(32, activation='relu') input layer, the forward with its
+    bias and ReLU and the filter and bias gradients, through the direct kernels
+    (the filter kernel masking the gradient as it reads it) and through im2col
+    + GEMM (reusing the forward's columns, as under a tape), taking turns, on
+    one float32 batch of 8 x 16 x 16 per window class, within `budget` seconds
+    per class after a warm-up round (~0.1 s in all). The input gradient, GEMM
+    + col2im on either path, is left out. Arrays only, no ops: the first
+    convolution may run inside a trace. `time_calls` is bound here, so that a
+    test replacing calibration's does not see these calls."""
+    k, relu_backward = _kernels(), _elementwise_kernels().relu_bias_backward_arrays
     rng = np.random.default_rng(0)
-    geometry = ((1, 1), (1, 1), ((1, 1), (1, 1)))
+    geometry = {"strides": (1, 1), "dilations": (1, 1), "pads": ((1, 1), (1, 1))}
     timings = {}
     for cls, (_, (kh, kw, c_in), _) in k.WINDOW_CLASSES.items():
         x = rng.standard_normal((8, 16, 16, c_in)).astype(np.float32)
         w = rng.standard_normal((kh, kw, c_in, 32)).astype(np.float32)
+        b = np.zeros(32, np.float32)
+        out_hw = [conv_output_size(16, k_len, 1, 1, 1, 1) for k_len in (kh, kw)]
+        g = rng.standard_normal((8, *out_hw, 32)).astype(np.float32)
 
-        def step(direct, x=x, w=w):
+        def direct(x=x, w=w, b=b, g=g):
+            out = _bias_activation(_conv_fwd(x, w, **geometry, direct=True), b, "relu")
+            _conv_filt_direct(x, g, w.shape[:2], **geometry, relu_out=out)
+
+        def im2col(x=x, w=w, b=b, g=g):
             keep = []
-            out = _conv_fwd(x, w, *geometry, keep=keep, direct=direct)
-            _conv_filt(x, out, w.shape[:2], *geometry, cols=keep[0] if keep else None,
-                       direct=direct)
-        timings[cls] = time_calls({"direct": lambda: step(True), "im2col": lambda: step(False)},
-                                  repeats, budget=budget)
+            out = _bias_activation(_conv_fwd(x, w, **geometry, keep=keep, direct=False), b, "relu")
+            masked, _ = relu_backward(g.reshape(-1, 32), out.reshape(-1, 32),
+                                      g.size >= _PARALLEL_ELEMENTS)
+            _conv_filt(x, masked.reshape(g.shape), w.shape[:2], **geometry, cols=keep[0],
+                       direct=False)
+        timings[cls] = time_calls({"direct": direct, "im2col": im2col}, repeats, budget=budget)
     medians = {cls: {p: float(np.median(v)) for p, v in t.items()} for cls, t in timings.items()}
     return k.routes(timings), medians
 
@@ -276,7 +288,11 @@ def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
     the bias gradient in one pass too. What Conv2D layers call.
     """
     fwd = _conv_fwd_recorded if _record._recording else _conv_fwd
-    out = fwd(x, w, strides, dilations, pads)
+    return _bias_activation(fwd(x, w, strides, dilations, pads), b, activation)
+
+
+def _bias_activation(out, b, activation):
+    """activation(out + b), in place on out: one pass, no temporaries."""
     if out.size:
         rows = out.reshape(-1, out.shape[-1])
         k = _elementwise_kernels()

@@ -10,12 +10,14 @@ import sys
 
 import numpy as np
 import pytest
-from test_kernels_conv import (conv2d_filter_grad_reference, conv2d_input_grad_reference,
-                               conv2d_reference)
-
 import tapeflow as tf
 from tapeflow.ops import conv as conv_ops
 from tapeflow.runtime import calibration
+from test_kernels_conv import (
+    conv2d_filter_grad_reference,
+    conv2d_input_grad_reference,
+    conv2d_reference,
+)
 
 _k = pytest.importorskip("tapeflow.kernels.conv")
 PATHS = ("direct", "im2col")
