@@ -235,7 +235,7 @@ class _Emitter:
                 raise Unlowerable(f"{op.name} on {dtype}")
             expression = template.format(*arguments, t=self.ctor(dtype))
         elif op.name == "unbroadcast":
-            expression = unbroadcast_expression(arguments[0], attrs, kinds[0][1])
+            expression = unbroadcast_expression(arguments[0], attrs, kinds[0][1], dtype)
         else:
             expression = reduction_expression(op.name, arguments[0], attrs, len(kinds[0][1])) \
                 if len(slots) == 1 and kinds[0][1] != () else None

@@ -15,7 +15,7 @@ from ..core.tensor import Variable
 from ..math import comparisons as _comparisons
 from ..api import array_ops as _array_ops
 
-__all__ = ["EXPRESSIONS", "Unlowerable", "effect_lowering", "reduction_expression",
+__all__ = ["EXPRESSIONS", "HELPERS", "Unlowerable", "effect_lowering", "reduction_expression",
            "unbroadcast_expression"]
 
 
@@ -46,8 +46,7 @@ EXPRESSIONS = {
     "floor": "np.floor({0})",
     "ceil": "np.ceil({0})",
     "relu": "np.maximum({0}, {t}(0))",
-    # as kernels/elementwise.relu_backward: g where y > 0, else 0
-    "relu_grad": "np.where({1} > {t}(0), {0}, {t}(0))",
+    "relu_grad": "{0} * ({1} > {t}(0))",  # as ops/math.relu_grad's NumPy form
     "identity": "{0}",
     "stop_gradient": "{0}",
 }
@@ -79,9 +78,9 @@ def reduction_expression(name, argument, attrs, ndim):
     return f"{function}({argument}, axis={int(axis) % ndim})"
 
 
-def unbroadcast_expression(argument, attrs, shape):
-    """The expression of ops/shape.unbroadcast summing `shape`'s leading axes away
-    (a bias gradient) or changing nothing, or None for the other forms."""
+def unbroadcast_expression(argument, attrs, shape, dtype):
+    """The expression of ops/shape.unbroadcast summing the leading axis of a float
+    `shape` away (a bias gradient) or changing nothing, or None for the other forms."""
     target = tuple(attrs.get("shape", ()))
     if attrs.get("batch_ndim", 0) or len(target) > len(shape):
         return None
@@ -90,7 +89,26 @@ def unbroadcast_expression(argument, attrs, shape):
         return None  # a broadcast size-1 axis is summed too: not lowered
     if lead == 0:
         return argument
-    return f"np.sum({argument}, axis=0)" if lead == 1 else None
+    if lead != 1 or not target or np.dtype(dtype).kind != "f":
+        return None
+    return f"sum_leading_axis({argument})"
+
+
+# Functions the generated modules define beside their graph function (Numba's
+# np.sum over an axis walks the array generically, several times slower).
+HELPERS = """
+@njit(cache=True)
+def sum_leading_axis(a):
+    columns = 1
+    for size in a.shape[1:]:
+        columns *= size
+    rows = np.ascontiguousarray(a).reshape(a.shape[0], columns)
+    total = np.zeros(columns, np.float64)
+    for i in range(rows.shape[0]):
+        for j in range(rows.shape[1]):
+            total[j] += rows[i, j]
+    return total.astype(a.dtype).reshape(a.shape[1:])
+"""
 
 
 FLOAT_ONLY = frozenset({"divide", "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil"})
@@ -240,17 +258,33 @@ def _adam_coefficients(optimizer, dtype):
 
 
 def _adam_update(emit, optimizer, v, grad):
+    """One loop over the elements, as kernels/optimizers._adam: each array is read
+    and written once (array expressions would take three passes and temporaries)."""
     dtype = v._value.dtype
-    cell, store = _cell(emit, v)
     coefs = emit.per_call(lambda o=optimizer, d=dtype: _adam_coefficients(o, d),
                           reads=optimizer._lr)
-    alpha, c1, c2, eps = (f"{coefs}[{i}]" for i in range(4))
-    slots = optimizer._slots[optimizer._index[id(v)]]
-    (m, mstore), (s, sstore) = _cell(emit, slots[0]), _cell(emit, slots[1])
-    mstore(f"{m} + ({grad} - {m}) * {c1}")
-    sstore(f"{s} + ({grad} * {grad} - {s}) * {c2}")
+    slots = optimizer._slots[optimizer._index[id(v)]][:3 if optimizer.amsgrad else 2]
+    tag = len(emit.lines)
+    flat = []
+    for k, variable in enumerate([v] + list(slots)):
+        flat.append(f"f{tag}_{k}")
+        emit.line(f"{flat[-1]} = {emit.variable(variable, write=True)}.reshape(-1)")
+    p, m, s = flat[:3]
+    scalar_grad = v._value.ndim == 0
+    if not scalar_grad:
+        emit.line(f"f{tag}_g = np.ascontiguousarray({grad}).reshape(-1)")
+    emit.line(f"for i{tag} in range({p}.size):")
+    i = f"i{tag}"
+    emit.depth += 1
+    emit.line(f"g{tag} = {grad if scalar_grad else f'f{tag}_g[{i}]'}")
+    emit.line(f"m{tag} = {m}[{i}] + (g{tag} - {m}[{i}]) * {coefs}[1]")
+    emit.line(f"{m}[{i}] = m{tag}")
+    emit.line(f"s{tag} = {s}[{i}] + (g{tag} * g{tag} - {s}[{i}]) * {coefs}[2]")
     if optimizer.amsgrad:
-        h, hstore = _cell(emit, slots[2])
-        hstore(f"np.maximum({h}, {s})")
-        s = h
-    store(f"{cell} - ({m} * {alpha}) / (np.sqrt({s}) + {eps})")
+        emit.line(f"{s}[{i}] = s{tag}")
+        emit.line(f"s{tag} = max({flat[3]}[{i}], s{tag})")
+        emit.line(f"{flat[3]}[{i}] = s{tag}")
+    else:
+        emit.line(f"{s}[{i}] = s{tag}")
+    emit.line(f"{p}[{i}] = {p}[{i}] - (m{tag} * {coefs}[0]) / (np.sqrt(s{tag}) + {coefs}[3])")
+    emit.depth -= 1

@@ -38,7 +38,7 @@ from ..runtime import calibration
 from ..runtime.atomic_files import atomic_write
 from . import codegen, segments
 from .executor import run_arrays
-from .lowering import Unlowerable
+from .lowering import HELPERS, Unlowerable
 
 __all__ = ["Tier", "native_state"]
 
@@ -49,7 +49,7 @@ _FIRST_GUESS = 0.5  # seconds, until one compile has been measured
 _lock = threading.Lock()
 _loaded = {}  # module stem -> its Numba function, loaded once per process
 _spent = {}  # module stem -> seconds spent replaying graphs of that source
-_HEADER = "import numpy as np\nfrom tapeflow.runtime.jit import njit\n\n\n@njit(cache=True)\n"
+_HEADER = "import numpy as np\nfrom tapeflow.runtime.jit import njit\n\n" + HELPERS + "\n\n@njit(cache=True)\n"
 
 
 class Tier:

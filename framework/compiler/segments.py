@@ -13,8 +13,9 @@ nodes that do not lower as today.
 
 A Segment keeps native.py's rules: its first run checks the compiled code
 on copies of the Variables it writes against the executor's replay of its
-nodes, and only code that agrees is trusted; code that disagrees, or that
-Numba cannot compile, is dropped and its nodes replayed. An error raised by
+nodes, and only code that agrees, and that one timed call finds no slower
+than the replay (whose ops may run threaded or fused kernels), is trusted;
+otherwise, or when Numba cannot compile it, its nodes are replayed. An error raised by
 trusted code is raised again by the replay, so the message is the executor's.
 """
 
@@ -108,15 +109,30 @@ class Segment:
         except Exception as error:  # Numba's typing error, or an op's error the replay raises
             self.state, self.reason = _REPLAYED, f"{type(error).__name__}: {error}"
             return self._replay(inputs)
+        start = time.perf_counter()
         outputs = self._replay(inputs)
+        replayed = time.perf_counter() - start
         finals = [v._value for v in source.variables]
         mine = [np.asarray(value, dtype) if scalar else value
                 for (_, dtype, scalar), value in zip(source.outputs, mine)]
-        if all(self.agree(a, b) for a, b in zip(mine + copies, outputs + finals)):
-            self.state = _TRUSTED
-        else:
+        if not all(self.agree(a, b) for a, b in zip(mine + copies, outputs + finals)):
             self.state, self.reason = _REPLAYED, "its compiled code disagreed with the executor"
+            return outputs
+        compiled = self._time_compiled(inputs)
+        if compiled > replayed:  # the replay's own kernels (threaded, fused) win here
+            self.state, self.reason = _REPLAYED, (
+                f"its compiled code was slower than the replay ({compiled * 1e6:.0f} us "
+                f"against {replayed * 1e6:.0f} us)")
+        else:
+            self.state = _TRUSTED
         return outputs
+
+    def _time_compiled(self, inputs):
+        """Seconds of one call of the compiled code, on copies of the Variables."""
+        copies = [np.array(v._value, copy=True) for v in self.source.variables]
+        start = time.perf_counter()
+        self.compiled(*arguments(self.source, inputs, copies))
+        return time.perf_counter() - start
 
 
 def arguments(source, arrays, variables):

@@ -19,6 +19,9 @@ def _own_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(native, "_loaded", {})
     monkeypatch.setattr(native, "_spent", {})
     monkeypatch.setattr(native, "_compile_seconds", [])
+    # one timed call decides whether a segment is used: fixed here so that the tests
+    # do not depend on this machine's load (test_a_slower_segment_is_replayed sets it)
+    monkeypatch.setattr(segments.Segment, "_time_compiled", lambda self, inputs: 0.0)
 
 
 def _graph(function):
@@ -78,6 +81,16 @@ def test_a_segment_that_disagrees_is_replayed(monkeypatch):
     found = segments.segments_of(_graph(compiled).tier.partial)
     assert [s.state for s in found] == ["replayed", "replayed"]
     assert found[0].reason == "its compiled code disagreed with the executor"
+    np.testing.assert_array_equal(got.numpy(), _dense_chain(*_operands()).numpy())
+
+
+def test_a_slower_segment_is_replayed(monkeypatch):
+    monkeypatch.setattr(segments.Segment, "_time_compiled", lambda self, inputs: 1e9)
+    compiled = tf.function(_dense_chain, jit_compile=True)
+    got = _quietly(compiled, *_operands())
+    found = segments.segments_of(_graph(compiled).tier.partial)
+    assert [s.state for s in found] == ["replayed", "replayed"]
+    assert "slower than the replay" in found[0].reason
     np.testing.assert_array_equal(got.numpy(), _dense_chain(*_operands()).numpy())
 
 
@@ -181,12 +194,32 @@ def test_a_traced_training_step_with_segments_follows_eager(optimizer_class):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
-def test_unbroadcast_lowers_only_a_leading_sum():
-    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (5, 3)) == "np.sum(g, axis=0)"
-    assert lowering.unbroadcast_expression("g", {"shape": (5, 3)}, (5, 3)) == "g"
-    assert lowering.unbroadcast_expression("g", {"shape": (1, 3)}, (5, 3)) is None
-    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (2, 5, 3)) is None
-    assert lowering.unbroadcast_expression("g", {"shape": (3,), "batch_ndim": 1}, (5, 3)) is None
+def test_unbroadcast_lowers_only_a_float_leading_sum():
+    f32 = np.float32
+    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (5, 3), f32) == \
+        "sum_leading_axis(g)"
+    assert lowering.unbroadcast_expression("g", {"shape": (5, 3)}, (5, 3), f32) == "g"
+    assert lowering.unbroadcast_expression("g", {"shape": (1, 3)}, (5, 3), f32) is None
+    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (2, 5, 3), f32) is None
+    assert lowering.unbroadcast_expression("g", {"shape": ()}, (5,), f32) is None
+    assert lowering.unbroadcast_expression("g", {"shape": (3,)}, (5, 3), np.int32) is None
+    assert lowering.unbroadcast_expression("g", {"shape": (3,), "batch_ndim": 1}, (5, 3),
+                                           f32) is None
+
+
+@pytest.mark.parametrize("layout", ["c", "transposed", "sliced"])
+def test_the_leading_axis_sum_equals_numpys(layout):
+    """The generated modules' helper (lowering.HELPERS), on every operand layout."""
+    namespace = {"np": np, "njit": __import__("tapeflow.runtime.jit", fromlist=["njit"]).njit}
+    exec(lowering.HELPERS.replace("cache=True", "cache=False"), namespace)  # no file to cache
+    base = np.random.default_rng(2).normal(size=(7, 6, 4))
+    a = {"c": base, "transposed": base.transpose(0, 2, 1),
+         "sliced": base[::2, 1:, ::-1]}[layout]
+    for array in (a, a.astype(np.float32), a[:0]):
+        got = namespace["sum_leading_axis"](array)
+        assert got.dtype == array.dtype and got.shape == array.shape[1:]
+        np.testing.assert_allclose(got, np.sum(array.astype(np.float64), axis=0),
+                                   rtol=1e-6 if array.dtype == np.float32 else 1e-13)
 
 
 @pytest.mark.parametrize("amsgrad", [False, True])
