@@ -2,6 +2,10 @@
 runs of lowerable nodes between the matmuls become checked Numba functions,
 with the executor's values, and only the other nodes are dispatched."""
 
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -268,3 +272,32 @@ def test_adam_in_a_loop_is_not_lowered():
     with pytest.warns(UserWarning, match="Adam inside a loop"):
         run()
         run()
+
+
+def test_a_second_process_finds_the_segments_in_the_disk_cache(tmp_path):
+    script = textwrap.dedent("""
+        import warnings
+        import numpy as np
+        import tapeflow as tf
+        from tapeflow.compiler import segments
+        warnings.simplefilter("ignore")
+        segments.Segment._time_compiled = lambda self, inputs: 0.0
+        x = tf.constant(np.arange(12.0).reshape(3, 4))
+        w = tf.constant(np.ones((4, 2)))
+        @tf.function(jit_compile=True)
+        def f(x, w):
+            return tf.matmul(tf.nn.relu(x - 5.0) * 2.0, w)
+        for _ in range(3):
+            out = f(x, w)
+        (graph,) = [g for c in f._concrete for g in c._graphs.values()]
+        (segment,) = segments.segments_of(graph.tier.partial)
+        print(graph.tier.cached, segment.state, out.numpy().sum())
+    """)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
+    outputs = [run.stdout.split() for run in runs]
+    # relu(x - 5) * 2 summed over rows, times the two columns of ones
+    assert outputs[0] == ["False", "trusted", str(float(2 * 2 * sum(range(1, 7))))]
+    assert outputs[1] == ["True", "trusted", outputs[0][2]]
