@@ -243,6 +243,9 @@ def gather_nd(params, indices, batch_dims=0, name=None):
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of `tensor` where `mask` is True, as tf.boolean_mask: the mask's
     axes (from `axis`, default 0) are replaced by one axis of the True entries.
+    Under tapeflow.function the signature runs eagerly (one warning): the result's
+    length depends on values, which tapeflow's traces do not yet follow through
+    later ops.
 
     Raises:
         InvalidArgumentError: if the mask is not boolean, is a scalar, or its shape
@@ -415,7 +418,10 @@ def _unique(x, out_type, op_name):
 
 def unique(x, out_type=dtypes.int32, name=None):
     """The distinct values of the 1-D `x` in order of first appearance, and for
-    each entry of `x` the index of its value, as tf.unique: `Unique(y, idx)`."""
+    each entry of `x` the index of its value, as tf.unique: `Unique(y, idx)`.
+    Under tapeflow.function the signature runs eagerly (one warning): the result's
+    length depends on values, which tapeflow's traces do not yet follow through
+    later ops."""
     y, idx, _ = _unique(x, out_type, "Unique")
     return Unique(y, idx)
 

@@ -220,7 +220,9 @@ def where(condition, x=None, y=None, name=None):
     """Select from `x` where `condition` is true, else from `y` (all three broadcast).
 
     With `condition` alone, the int64 coordinates (n, rank) of its true (nonzero)
-    elements, as tf.where.
+    elements, as tf.where. Under tapeflow.function the signature runs eagerly (one
+    warning): n depends on values, which tapeflow's traces do not yet follow through
+    later ops.
 
     Raises:
         ValueError: if only one of `x`, `y` is given.

@@ -131,13 +131,32 @@ pow = _binary("pow", operator.pow, _pow_vjp_x, _pow_vjp_y)
 floormod = _binary("floormod", np.mod,
                    lambda g, out, x, y: g,
                    lambda g, out, x, y: multiply(g, Tensor(-np.floor_divide(x._value, y._value))))
+# Comparisons as ops without a gradient, for the VJPs that pick by one: a mask made
+# from the arrays in Python would be frozen into a traced backward pass.
+def _numeric(np_fn):
+    def forward(x, y):
+        if x.dtype.kind == "O" or y.dtype.kind == "O":  # NumPy would order bytes
+            raise TypeError(f"{np_fn.__name__} takes numbers, not strings")
+        return np_fn(x, y)
+    return forward
+
+
+_greater = _binary_constant("greater", _numeric(np.greater))
+_greater_equal = _binary_constant("greater_equal", _numeric(np.greater_equal))
+
+
+def _picked(g, condition, like):
+    """g times the 0/1 of `condition` (a bool tensor) in `like`'s dtype."""
+    return multiply(g, cast(condition, dtype=like._value.dtype))
+
+
 # On a tie TF gives the whole gradient to the first argument.
 maximum = _binary("maximum", np.maximum,
-                  lambda g, out, x, y: multiply(g, mask_of(x._value >= y._value, x)),
-                  lambda g, out, x, y: multiply(g, mask_of(x._value < y._value, y)))
+                  lambda g, out, x, y: _picked(g, _greater_equal(x, y), x),
+                  lambda g, out, x, y: _picked(g, _greater(y, x), y))
 minimum = _binary("minimum", np.minimum,
-                  lambda g, out, x, y: multiply(g, mask_of(x._value <= y._value, x)),
-                  lambda g, out, x, y: multiply(g, mask_of(x._value > y._value, y)))
+                  lambda g, out, x, y: _picked(g, _greater_equal(y, x), x),
+                  lambda g, out, x, y: _picked(g, _greater(x, y), y))
 floordiv = _binary_constant("floordiv", np.floor_divide)
 
 
@@ -250,7 +269,7 @@ sigmoid = _unary("sigmoid", _sigmoid,
 softplus = _unary("softplus", _softplus, lambda g, out, x: multiply(g, sigmoid(x)))
 # TF: relu's and abs's gradients at 0 are 0; sign's is zeros_like, not None.
 relu = _unary("relu", lambda x: np.maximum(x, 0), lambda g, out, x: relu_grad(g, out))
-abs = _unary("abs", np.abs, lambda g, out, x: multiply(g, Tensor(np.sign(x._value))))
+abs = _unary("abs", np.abs, lambda g, out, x: multiply(g, sign(x)))  # sign: an op, traced
 sign = _unary("sign", np.sign, lambda g, out, x: Tensor(np.zeros(g._value.shape, g._value.dtype)))
 erf = _unary("erf", erf_values, _erf_derivative)
 # A primitive of its own: 1 - erf(x) would lose the tail for large x.

@@ -208,3 +208,48 @@ def test_value_shaped_ops_fall_back_with_one_warning(name):
         for values in (_OTHER, -_X):
             np.testing.assert_array_equal(np.asarray(traced(tf.constant(values))),
                                           np.asarray(fn(tf.constant(values))))
+
+
+# -- VJPs that pick by a comparison (maximum, minimum, abs) ---------------------------
+PICKING = {  # name -> (function, its derivative in NumPy, summed over the output)
+    "maximum_tie_to_x": (lambda x: tf.maximum(x, tf.zeros_like(x)), lambda x: x >= 0),
+    "maximum_of_y": (lambda x: tf.maximum(tf.zeros_like(x), x), lambda x: x > 0),
+    "minimum_tie_to_x": (lambda x: tf.minimum(x, tf.fill(x.shape, 0.5)), lambda x: x <= 0.5),
+    "minimum_of_y": (lambda x: tf.minimum(tf.fill(x.shape, 0.5), x), lambda x: x < 0.5),
+    "abs": (tf.abs, np.sign),
+    "clip_by_value": (lambda x: tf.clip_by_value(x, -1.0, 2.0),
+                      lambda x: (x >= -1.0) & (x <= 2.0)),
+    "softsign": (tf.nn.softsign, lambda x: 1 / (1 + np.abs(x)) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", list(PICKING))
+def test_picking_gradients_trace_and_replay(name):
+    fn, derivative = PICKING[name]
+
+    def gradient(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(fn(x))
+        return tape.gradient(y, x)
+
+    replayed = _traced_matches_eager(gradient, tf.constant(_X))
+    np.testing.assert_allclose(np.asarray(replayed), derivative(np.flip(_X, -1)), rtol=1e-6)
+
+
+def test_fit_with_binary_crossentropy_is_traced_and_equals_eager():
+    """Keras's binary cross-entropy clips its probabilities (maximum and minimum)."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(24, 3)).astype(np.float32)
+    y = (rng.random((24, 1)) > 0.5).astype(np.float32)
+    histories = []
+    for eager in (False, True):
+        tf.keras.utils.set_random_seed(2)
+        m = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, "softsign"),
+                                 tf.keras.layers.Dense(1, "sigmoid")])
+        m.compile(optimizer="adam", loss="binary_crossentropy", run_eagerly=eager)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            histories.append(m.fit(x, y, batch_size=8, epochs=2, verbose=0,
+                                   shuffle=False).history["loss"])
+    assert histories[0] == histories[1]

@@ -63,6 +63,7 @@ def _keras_mask(query_keep=None, value_keep=None, attention=None, causal=False):
 QUERY_KEEP = np.array([[1, 1, 0, 0], [1, 1, 1, 1]], bool)
 VALUE_KEEP = np.array([[1, 1, 1, 0, 0], [1, 0, 0, 0, 0]], bool)
 ATTENTION = np.random.default_rng(3).random((B, TQ, TV)) > 0.3
+PER_HEAD = np.random.default_rng(4).random((B, HEADS, TQ, TV)) > 0.3
 
 
 def _padded(query, value):
@@ -71,7 +72,9 @@ def _padded(query, value):
 
 
 def _call(layer, query, value, keras_masks, **kwargs):
-    q, v = tf.constant(query), tf.constant(value)
+    """The layer on `query` and `value` (tensors or arrays), masked by Keras's Masking
+    layer when `keras_masks`."""
+    q, v = tf.convert_to_tensor(query), tf.convert_to_tensor(value)
     if keras_masks:
         masking = tf.keras.layers.Masking(0.0, dtype="float64")
         q, v = masking(q), masking(v)
@@ -79,19 +82,18 @@ def _call(layer, query, value, keras_masks, **kwargs):
 
 
 CASES = {  # name -> (call keyword arguments, Keras masks on the inputs, expected mask)
-    "attention_mask": (dict(attention_mask=ATTENTION), False,
+    "attention_mask": ({"attention_mask": ATTENTION}, False,
                        _keras_mask(attention=ATTENTION)),
-    "attention_mask_2d": (dict(attention_mask=ATTENTION[0]), False,
+    "attention_mask_2d": ({"attention_mask": ATTENTION[0]}, False,
                           _keras_mask(attention=np.broadcast_to(ATTENTION[0], (B, TQ, TV)))),
-    "attention_mask_per_head": (
-        dict(attention_mask=np.random.default_rng(4).random((B, HEADS, TQ, TV)) > 0.3), False,
-        _keras_mask(attention=np.random.default_rng(4).random((B, HEADS, TQ, TV)) > 0.3)),
+    "attention_mask_per_head": ({"attention_mask": PER_HEAD}, False,
+                                _keras_mask(attention=PER_HEAD)),
     "keras_masks": ({}, True, _keras_mask(QUERY_KEEP, VALUE_KEEP)),
-    "keras_masks_causal": (dict(use_causal_mask=True), True,
+    "keras_masks_causal": ({"use_causal_mask": True}, True,
                            _keras_mask(QUERY_KEEP, VALUE_KEEP, causal=True)),
-    "all": (dict(use_causal_mask=True, attention_mask=ATTENTION), True,
+    "all": ({"use_causal_mask": True, "attention_mask": ATTENTION}, True,
             _keras_mask(QUERY_KEEP, VALUE_KEEP, ATTENTION, causal=True)),
-    "explicit_masks": (dict(query_mask=QUERY_KEEP, value_mask=VALUE_KEEP), False,
+    "explicit_masks": ({"query_mask": QUERY_KEEP, "value_mask": VALUE_KEEP}, False,
                        _keras_mask(QUERY_KEEP, VALUE_KEEP)),
 }
 
@@ -138,13 +140,13 @@ def test_output_carries_the_query_keras_mask():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(attention_mask=np.ones((B, TQ, TV + 1), bool)), r"attention_mask must broadcast to "
-     r"\(batch, Tq, Tv\) = \(2, 4, 5\).*received \(2, 4, 6\)"),
-    (dict(attention_mask=np.ones((B, 3, TQ, TV), bool)), r"received \(2, 3, 4, 5\)"),
-    (dict(query_mask=np.ones((B, TQ + 1), bool)), r"query_mask must have shape \(2, 4\), "
-     r"received \(2, 5\)"),
-    (dict(value_mask=np.ones((B + 1, TV), bool)), r"value_mask must have shape \(2, 5\), "
-     r"received \(3, 5\)"),
+    ({"attention_mask": np.ones((B, TQ, TV + 1), bool)}, (r"attention_mask must broadcast to "
+     r"\(batch, Tq, Tv\) = \(2, 4, 5\).*received \(2, 4, 6\)")),
+    ({"attention_mask": np.ones((B, 3, TQ, TV), bool)}, r"received \(2, 3, 4, 5\)"),
+    ({"query_mask": np.ones((B, TQ + 1), bool)}, (r"query_mask must have shape \(2, 4\), "
+     r"received \(2, 5\)")),
+    ({"value_mask": np.ones((B + 1, TV), bool)}, (r"value_mask must have shape \(2, 5\), "
+     r"received \(3, 5\)")),
 ])
 def test_bad_mask_shapes_name_the_shapes(kwargs, message):
     query, value = _inputs()
@@ -158,7 +160,7 @@ def test_traced_masked_attention_replays_eager_values(name):
     layer = _layer()
 
     def attend(query, value):
-        return _call_tensors(layer, query, value, keras_masks, **kwargs)
+        return _call(layer, query, value, keras_masks, **kwargs)
 
     traced = tf.function(attend)
     first = _padded(*_inputs(0))
@@ -170,13 +172,6 @@ def test_traced_masked_attention_replays_eager_values(name):
     assert traced.experimental_get_tracing_count() == 1
     expected = attend(tf.constant(other[0]), tf.constant(other[1]))
     assert replayed.numpy().tobytes() == expected.numpy().tobytes()
-
-
-def _call_tensors(layer, q, v, keras_masks, **kwargs):
-    if keras_masks:
-        masking = tf.keras.layers.Masking(0.0, dtype="float64")
-        q, v = masking(q), masking(v)
-    return layer(q, v, **kwargs)
 
 
 def _fit(run_eagerly, embedding):
