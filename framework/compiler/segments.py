@@ -151,10 +151,11 @@ def split(graph, probe, module, agree, on_compile):
     Source (native._Module), `agree(mine, theirs)` the check's comparison,
     `on_compile(seconds)` is told each compile's time."""
     nodes = graph.nodes
-    last_read = {slot: len(nodes) for slot in graph.outputs[1] if slot is not None}
+    last_read = {}
     for index, node in enumerate(nodes):
         for slot in reads(node):
             last_read[slot] = index
+    last_read.update((slot, len(nodes)) for slot in graph.outputs[1] if slot is not None)
     runs, current = [], []
     for index, node in enumerate(nodes):
         if _lowers(graph, probe, node):

@@ -69,6 +69,20 @@ def test_elementwise_runs_between_matmuls_become_segments():
     np.testing.assert_array_equal(got.numpy(), _dense_chain(*_operands()).numpy())
 
 
+def test_a_value_used_inside_a_segment_and_returned_is_an_output():
+    def f(a, w):
+        y = a * 3.0
+        return y, tf.matmul(y + 1.0, w)
+
+    compiled = tf.function(f, jit_compile=True)
+    a, w = tf.constant(np.arange(6.0).reshape(2, 3)), tf.constant(np.ones((3, 1)))
+    y, z = _quietly(compiled, a, w)
+    np.testing.assert_array_equal(y.numpy(), [[0.0, 3.0, 6.0], [9.0, 12.0, 15.0]])
+    np.testing.assert_array_equal(z.numpy(), [[12.0], [39.0]])
+    (segment,) = segments.segments_of(_graph(compiled).tier.partial)
+    assert segment.op_names == ["multiply", "add"] and segment.state == "trusted"
+
+
 def test_one_lowerable_node_alone_is_not_a_segment():
     @tf.function(jit_compile=True)
     def f(a):
