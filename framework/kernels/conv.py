@@ -329,8 +329,8 @@ def chunks_for(kernel, pair, batch):
 # 3x3x32 4-9x faster through im2col + GEMM. The crossover depends on the CPU
 # and its GEMM, so it is measured per class of window (kh * kw * in values),
 # each on its filter shape below; the defaults (direct up to 16 values, the
-# constant used before) stand wherever the other path does not win by
-# calibration.MARGIN, so noise keeps them.
+# constant used before) stand wherever the other path does not win clearly
+# (`routes`), so noise keeps them.
 WINDOW_CLASSES = {  # class -> (most values in its windows, filter (kh, kw, in) measured, default)
     "upto9": (9, (3, 3, 1), "direct"), "upto16": (16, (4, 4, 1), "direct"),
     "upto27": (27, (3, 3, 3), "im2col"), "upto81": (81, (3, 3, 8), "im2col"),
@@ -346,11 +346,23 @@ def window_class(kh, kw, c_in):
             return name
 
 
-def routes(timings, margin=calibration.MARGIN):
-    """{class: 'direct' or 'im2col'} from {class: {'direct': [s, ...], 'im2col':
-    [s, ...]}}: the class's default unless the other path beats it by `margin`."""
-    return {cls: calibration.faster(t, default=WINDOW_CLASSES[cls][2], margin=margin)
-            for cls, t in timings.items()}
+# A change of path must win by this much, in each of two measurements: a
+# passing stall (BLAS workers fighting a busy machine's other processes) hits
+# one path, and a wrong switch costs more than a missed one (the direct kernels
+# run 4-10x slower than GEMM on large windows; im2col on small ones at most ~1.5x).
+SWITCH_MARGIN = 0.25
+
+
+def routes(runs, margin=SWITCH_MARGIN):
+    """{class: 'direct' or 'im2col'} from {class: [{'direct': [s, ...], 'im2col':
+    [s, ...]}, ...]} (one or more measurements per class): the class's default
+    unless every measurement shows the other path faster by `margin`."""
+    decided = {}
+    for cls, measured in runs.items():
+        default = WINDOW_CLASSES[cls][2]
+        picks = {calibration.faster(t, default=default, margin=margin) for t in measured}
+        decided[cls] = picks.pop() if len(picks) == 1 else default
+    return decided
 
 
 def direct(kh, kw, c_in):
