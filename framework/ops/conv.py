@@ -127,14 +127,23 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None, direct=None
     return _matmul(cols.T, g.reshape(-1, c_out)).reshape(kh, kw, c_in, c_out)
 
 
-def _measure_conv(repeats=9, budget=0.025, time_calls=calibration.time_calls):
+# The input each window class is measured on, (batch, height = width): a few
+# million multiply-adds per pass, as a layer's in a step (MNIST-sized input
+# layers; a 13 x 13 x 32 hidden layer). Smaller inputs measure the threads'
+# start instead: on a busy 2-core Xeon 8 x 16 x 16 x 1 ran 8x slower direct
+# while 32 x 28 x 28 x 1 ran 2x faster direct, as W3's first layer does.
+_MEASURED_INPUTS = {"upto9": (32, 28), "upto16": (32, 28), "upto27": (16, 28),
+                    "upto81": (8, 28), "over81": (8, 16)}
+
+
+def _measure_conv(repeats=9, budget=0.03, time_calls=calibration.time_calls):
     """('conv' routes, median seconds per class, path and measurement): what a
     training step runs for a Conv2D(32, activation='relu') input layer, the forward with its
     bias and ReLU and the filter and bias gradients, through the direct kernels
     (the filter kernel masking the gradient as it reads it) and through im2col
     + GEMM (reusing the forward's columns, as under a tape), taking turns, on
-    one float32 batch of 8 x 16 x 16 per window class, within `budget` seconds
-    per class after a warm-up round (~0.1 s in all), measured again where the
+    one float32 batch per window class (_MEASURED_INPUTS), within `budget`
+    seconds per class after a warm-up round (~0.2 s in all), measured again where the
     default path loses (kernels/conv.py `routes`). The input gradient, GEMM
     + col2im on either path, is left out. Arrays only, no ops: the first
     convolution may run inside a trace. `time_calls` is bound here, so that a
@@ -144,11 +153,12 @@ def _measure_conv(repeats=9, budget=0.025, time_calls=calibration.time_calls):
     geometry = {"strides": (1, 1), "dilations": (1, 1), "pads": ((1, 1), (1, 1))}
     timings = {}
     for cls, (_, (kh, kw, c_in), _) in k.WINDOW_CLASSES.items():
-        x = rng.standard_normal((8, 16, 16, c_in)).astype(np.float32)
+        batch, size = _MEASURED_INPUTS[cls]
+        x = rng.standard_normal((batch, size, size, c_in)).astype(np.float32)
         w = rng.standard_normal((kh, kw, c_in, 32)).astype(np.float32)
         b = np.zeros(32, np.float32)
-        out_hw = [conv_output_size(16, k_len, 1, 1, 1, 1) for k_len in (kh, kw)]
-        g = rng.standard_normal((8, *out_hw, 32)).astype(np.float32)
+        out_hw = [conv_output_size(size, k_len, 1, 1, 1, 1) for k_len in (kh, kw)]
+        g = rng.standard_normal((batch, *out_hw, 32)).astype(np.float32)
 
         def direct(x=x, w=w, b=b, g=g):
             out = _bias_activation(_conv_fwd(x, w, **geometry, direct=True), b, "relu")
