@@ -30,7 +30,7 @@ over from whole panels go to NumPy's matmul.
 
 # runtime.jit first: it imports numba, registers the kernels' cache locator and
 # loads the OpenMP layer with tapeflow's spin setting before anything compiles.
-from ..runtime.jit import add_to_spin_mix, prange, serial_and_parallel  # noqa: I001
+from ..runtime.jit import add_to_spin_mix, njit, prange, serial_and_parallel  # noqa: I001
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
@@ -40,7 +40,8 @@ from llvmlite import ir  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["LANES", "ROWS", "SHAPE_CLASSES", "matmul", "shape_class", "wins"]
+__all__ = ["LANES", "ROWS", "SHAPE_CLASSES", "add_product", "matmul", "pack_panels",
+           "shape_class", "wins"]
 
 
 def _target_features():
@@ -166,6 +167,41 @@ def _tiles(a, b, packed, c, a_tail, c_tail, row_tiles, tiles):
                 else:
                     _tile(a_tail, packed[p], c_tail[:, p * _PANEL:], 0, k0, k1, k0)
     return c
+
+
+# -- njit-callable entry points: for kernels that run many small products in a
+# loop of their own (kernels/recurrent.py: h @ U per time step), packing b once.
+
+@njit(cache=True, nogil=True)
+def pack_panels(b):
+    """b's whole (k, 2 * LANES) column panels, contiguous: (panels, k, 2 * LANES)
+    float32, packed once for every `add_product` with this b."""
+    panels, k_len = b.shape[1] // _PANEL, b.shape[0]
+    packed = np.empty((panels, k_len, _PANEL), np.float32)
+    for p in range(panels):
+        for k in range(k_len):
+            for j in range(_PANEL):
+                packed[p, k, j] = b[k, p * _PANEL + j]
+    return packed
+
+
+@njit(cache=True, nogil=True)
+def add_product(a, b, packed, c):
+    """c += a @ b for 2-D float32 arrays of any strides, `packed` being
+    pack_panels(b): the register-tiled `_tile` on whole row tiles by whole
+    panels (one thread), a plain loop for the rows and columns left over."""
+    m, k_len = a.shape
+    whole = packed.shape[0] * _PANEL
+    row_tiles = m // ROWS
+    for p in range(packed.shape[0]):
+        for r in range(row_tiles):
+            _tile(a, packed[p], c[:, p * _PANEL:], r * ROWS, 0, k_len, 1)
+    for i in range(m):
+        first = whole if i < row_tiles * ROWS else 0  # a tile's rows: only the columns past
+        for k in range(k_len):
+            a_ik = a[i, k]
+            for j in range(first, b.shape[1]):
+                c[i, j] += a_ik * b[k, j]
 
 
 # One compile (~0.6 s cold; slicing the tails inside took it to 3.4 s), for a

@@ -1,70 +1,408 @@
-"""recurrent.py: the elementwise part of one backward-through-time step of an
-LSTM and of a GRU (reset_after=True), fused into one pass each, where NumPy
-would make a dozen passes and temporaries per step. ops/recurrent.py runs the
-time loop, one step's h @ U through kernels/gemm.py's register-tiled product
-(chosen there, in `_step_product`, by measurement). A whole-loop Numba kernel
-with a plain register loop for h @ U was slower on this project's 2-core Xeon
-(an LSTM(64) forward over 200 steps of batch 32: 84 ms against 68 ms with
-BLAS per step), and the forward's activations stay NumPy's: its SIMD exp and
-tanh beat Numba's scalar ones (9 against 13 ms for the 200 steps' gates), so
-only the transcendental-free backward steps are kernels here. One thread: a
-step is 2k-8k values."""
+"""recurrent.py: the whole time loops of the fused recurrent ops
+(ops/recurrent.py), one kernel per op and pass: `*_forward` runs every step
+of an LSTM, a GRU (reset_after True or False) or a tanh SimpleRNN, `*_backward`
+every step back. Masks (a masked step keeps the states and outputs the
+previous output or zeros) and the recurrent dropout mask are arrays the op
+always passes (all True / all ones when absent: the same values). The
+backward kernels take the gate activations of all steps, which the op
+recomputes in a few vectorised NumPy passes; the products over all steps
+(the recurrent kernel's gradient) stay one matmul in the op. One thread: a
+step is 2k-8k values.
 
-from ..runtime.jit import FASTMATH, njit
+Chosen by measurement on the project's 2-core Xeon (Intel family 6 model 167,
+AVX-512, loaded by other jobs), a step of W8's LSTM (batch 32, 64 units):
+- h @ U, (32, 64) @ (64, 256): gemm.py's register-tiled tile (`add_product`,
+  U packed once per sequence) ~18 us, against 70-86 us for a plain row loop
+  LLVM vectorises (`_add_product`, kept for float64 and the tests). The
+  LSTM forward kernel over 50 steps: 0.9-1.2 ms with the tile, 2.2-2.4 ms
+  with the row loop; the backward kernel 1.0-1.2 against 2.6-3.3 ms.
+- The gates' 8,192 sigmoids: libm's scalar expf 100 us, NumPy's SIMD exp
+  (outside the loop, one call per step) 35 us, a branch-free polynomial
+  expf LLVM vectorises 3.9 us (12.7 us for 8,192 sigmoids and tanhs with
+  `_exp32`'s reduction in float64, which fastmath cannot spoil). It needs
+  error_model="numpy": Numba's default checks every division for a zero
+  divisor, a branch that keeps the loop scalar.
+float64 keeps libm's exp and tanh (exact to the bits the gradchecks compare)."""
 
-__all__ = ["lstm_step_backward", "gru_step_backward"]
+# runtime.jit first: it imports numba and registers the kernels' cache locator.
+from ..runtime.jit import FASTMATH, njit  # noqa: I001
 
+import numpy as np  # noqa: E402
+from llvmlite import ir  # noqa: E402
+from numba.core import types  # noqa: E402
+from numba.extending import intrinsic, overload  # noqa: E402
 
-@njit(cache=True, fastmath=FASTMATH)
-def lstm_step_backward(dh, dc, gates, g, tanh_c, c_prev, dz, dc_prev):
-    """One LSTM step backward, gates in Keras's order i, f, c, o.
+from . import gemm  # noqa: E402
 
-    dh, dc (B, U): gradients reaching the step's new h and c; gates (B, 4U):
-    sigmoid of the pre-activations (the c block unused); g (B, U): tanh of the
-    candidate; tanh_c (B, U): tanh of the new c; c_prev (B, U). Writes dz
-    (B, 4U), the gradient of the pre-activations, and dc_prev (B, U).
-    """
-    batch, units = dh.shape
-    for b in range(batch):
-        for j in range(units):
-            i = gates[b, j]
-            f = gates[b, units + j]
-            o = gates[b, 3 * units + j]
-            gg = g[b, j]
-            t = tanh_c[b, j]
-            d_h = dh[b, j]
-            d_c = dc[b, j] + d_h * o * (1 - t * t)
-            dz[b, j] = d_c * gg * (i * (1 - i))
-            dz[b, units + j] = d_c * c_prev[b, j] * (f * (1 - f))
-            dz[b, 2 * units + j] = d_c * i * (1 - gg * gg)
-            dz[b, 3 * units + j] = d_h * t * (o * (1 - o))
-            dc_prev[b, j] = d_c * f
+__all__ = ["lstm_forward", "lstm_backward", "gru_forward", "gru_backward",
+           "simple_rnn_forward", "simple_rnn_backward"]
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def gru_step_backward(dh, zr, hh, inner_h, h_prev, dx, dinner, dh_prev):
-    """One GRU step backward with reset_after=True, gates in the order z, r, h.
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _add_product(a, b, c):
+    """c += a @ b for 2-D a (m, k), b (k, n), c (m, n)."""
+    for i in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            a_ik = a[i, k]
+            for j in range(b.shape[1]):
+                c[i, j] += a_ik * b[k, j]
 
-    dh (B, U): gradient reaching the new h; zr (B, 2U): sigmoid of the z and r
-    pre-activations; hh (B, U): the candidate tanh(x_h + r * inner_h); inner_h
-    (B, U): the h block of h_in @ U + recurrent bias; h_prev (B, U). Writes dx
-    (B, 3U), the gradient of the input projection, dinner (B, 3U), that of
-    h_in @ U + recurrent bias, and dh_prev (B, U), the direct path z * dh.
-    """
-    batch, units = dh.shape
-    for b in range(batch):
-        for j in range(units):
-            z = zr[b, j]
-            r = zr[b, units + j]
-            c = hh[b, j]
-            d_h = dh[b, j]
-            d_a = d_h * (1 - z) * (1 - c * c)
-            d_z = d_h * (h_prev[b, j] - c) * (z * (1 - z))
-            d_r = d_a * inner_h[b, j] * (r * (1 - r))
-            dx[b, j] = d_z
-            dx[b, units + j] = d_r
-            dx[b, 2 * units + j] = d_a
-            dinner[b, j] = d_z
-            dinner[b, units + j] = d_r
-            dinner[b, 2 * units + j] = d_a * r
-            dh_prev[b, j] = d_h * z
+
+def _packed(b):
+    """What `_product` needs of b besides b: its packed panels for float32."""
+
+
+def _product(a, b, packed, c):
+    """c += a @ b: gemm.py's register-tiled product for float32, else `_add_product`."""
+
+
+@overload(_packed)
+def _packed_typed(b):
+    if b.dtype == types.float32:
+        return lambda b: gemm.pack_panels(b)
+    return lambda b: np.empty((0, 0, 0), b.dtype)
+
+
+@overload(_product)
+def _product_typed(a, b, packed, c):
+    if a.dtype == types.float32:
+        return lambda a, b, packed, c: gemm.add_product(a, b, packed, c)
+    return lambda a, b, packed, c: _add_product(a, b, c)
+
+
+# float32 activations as arithmetic LLVM vectorises (libm's scalar expf and
+# tanhf are 10x slower per value, NumPy's SIMD ones cost a call per step);
+# float64 keeps libm's, exact to the last bits the float64 tests compare.
+
+@intrinsic
+def _float64_from_bits(typingctx, bits):
+    """The float64 whose bits are the integer `bits`."""
+    if not isinstance(bits, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(bits), codegen
+
+
+@njit(cache=True, error_model="numpy")
+def _exp32(x):
+    """e**x for a float32 x, without branches: 2**n * 2**f with n = round(x
+    log2 e) put into a float64's exponent bits and 2**f = e**(f ln 2) a degree-7
+    polynomial (|f| <= 1/2: relative error 5e-9). The reduction runs in
+    float64, so the caller's fastmath reassociation (which Numba applies to
+    the callees it compiles) cannot cost float32 digits; the cast to float32
+    rounds, overflows to inf and underflows to 0 as expf does. NaN stays NaN."""
+    y = np.float64(x) * 1.4426950408889634
+    y = y if y > -250.0 else -250.0  # noqa: FURB136 -- selects: min/max kept the loop scalar
+    y = y if y < 250.0 else 250.0  # noqa: FURB136
+    n = np.floor(y + 0.5)
+    t = (y - n) * 0.6931471805599453
+    p = 1.0 / 5040.0
+    p = p * t + 1.0 / 720.0
+    p = p * t + 1.0 / 120.0
+    p = p * t + 1.0 / 24.0
+    p = p * t + 1.0 / 6.0
+    p = p * t + 0.5
+    p = p * t + 1.0
+    p = p * t + 1.0
+    result = np.float32(p * _float64_from_bits((np.int64(n) + 1023) << 52))
+    return result if x == x else x
+
+
+@njit(cache=True, error_model="numpy")
+def _tanh32(x):
+    """Cephes's tanhf without branches: a polynomial below |x| 0.625, else
+    1 - 2 / (exp(2|x|) + 1) (exactly 1 once exp overflows)."""
+    ax = x if x >= 0 else -x
+    far = np.float32(1.0) - np.float32(2.0) / (_exp32(np.float32(2.0) * ax) + np.float32(1.0))
+    far = far if x >= 0 else -far
+    z = x * x
+    p = np.float32(-5.70498872745e-3)
+    p = p * z + np.float32(2.06390887954e-2)
+    p = p * z - np.float32(5.37397155531e-2)
+    p = p * z + np.float32(1.33314422036e-1)
+    p = p * z - np.float32(3.33332819422e-1)
+    near = p * z * x + x
+    return near if ax < np.float32(0.625) else far
+
+
+def _sigmoid(x):
+    """1 / (1 + exp(-x)) in the kernels (typed below); exp's overflow to inf
+    gives the exact 0 of a very negative x, not NaN."""
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _tanh(x):
+    return np.tanh(x)
+
+
+@overload(_sigmoid, jit_options={"error_model": "numpy"})
+def _sigmoid_typed(x):
+    if x == types.float32:
+        return lambda x: np.float32(1.0) / (np.float32(1.0) + _exp32(-x))
+    return lambda x: 1.0 / (1.0 + np.exp(-x))
+
+
+@overload(_tanh, jit_options={"error_model": "numpy"})
+def _tanh_typed(x):
+    if x == types.float32:
+        return lambda x: _tanh32(x)
+    return lambda x: np.tanh(x)
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _masked_input(h, recurrent_mask, h_in):
+    """h_in = h * recurrent_mask (all ones without recurrent dropout)."""
+    for b in range(h.shape[0]):
+        for j in range(h.shape[1]):
+            h_in[b, j] = h[b, j] * recurrent_mask[b, j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _start(xw, t, z):
+    """z = xw[:, t]: the step's input projection, the product then added."""
+    for b in range(z.shape[0]):
+        for j in range(z.shape[1]):
+            z[b, j] = xw[b, t, j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _store(out, t, keep, zero_output, y, states, news):
+    """Write step t's output and states, masked as Keras: a kept row takes the
+    new states and outputs the new h; a masked one keeps its states and
+    outputs the previous output (or 0)."""
+    units = y.shape[1]
+    for b in range(y.shape[0]):
+        if keep[b, t]:
+            for i in range(len(states)):
+                states[i][b] = news[i][b]
+            y[b] = news[0][b]
+        elif zero_output:
+            y[b] = 0.0
+        out[b, t, :units] = y[b]
+        for i in range(len(states)):
+            out[b, t, (i + 1) * units:(i + 2) * units] = states[i][b]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out):
+    """Keras's LSTM (gates i, f, c, o) over all steps: xw (B, T, 4U), kernel
+    (U, 4U), h0, c0, recurrent_mask (B, U), keep (B, T) booleans; writes out
+    (B, T, 3U): output, h, c per step."""
+    batch, steps, units = xw.shape[0], xw.shape[1], kernel.shape[0]
+    h, c = h0.copy(), c0.copy()
+    y = np.zeros_like(h)
+    h_in, h_new, c_new = np.empty_like(h), np.empty_like(h), np.empty_like(h)
+    z = np.empty((batch, 4 * units), xw.dtype)
+    packed = _packed(kernel)
+    for t in range(steps):
+        _masked_input(h, recurrent_mask, h_in)
+        _start(xw, t, z)
+        _product(h_in, kernel, packed, z)
+        for b in range(batch):  # branch-free, so that it vectorises
+            for j in range(units):
+                cell = (_sigmoid(z[b, units + j]) * c[b, j]
+                        + _sigmoid(z[b, j]) * _tanh(z[b, 2 * units + j]))
+                c_new[b, j] = cell
+                h_new[b, j] = _sigmoid(z[b, 3 * units + j]) * _tanh(cell)
+        _store(out, t, keep, zero_output, y, (h, c), (h_new, c_new))
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _pass_by(keep, zero_output, d_y, dy, b, j):
+    """The output's gradient a masked step hands to the previous output."""
+    if not zero_output:
+        dy[b, j] = 0.0 if keep else d_y
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def lstm_backward(g, gates, cand, tanh_c, c_prev, kernel_t, keep, recurrent_mask,
+                  zero_output, dz, dh0, dc0):
+    """The LSTM's backward through time. g (B, T, 3U): the output's gradient;
+    gates (B, T, 4U): sigmoid of the pre-activations (c block unused); cand,
+    tanh_c, c_prev (B, T, U): tanh of the candidate, tanh of the new c, the c
+    before the step; kernel_t (4U, U). Writes dz (B, T, 4U), the
+    pre-activations' gradient, and dh0, dc0 (B, U), the initial states'."""
+    batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
+    dh, dc = np.zeros_like(dh0), np.zeros_like(dc0)  # gradients of the states before step t
+    dy = np.zeros_like(dh0)
+    d_prev = np.zeros_like(dh0)
+    packed = _packed(kernel_t)
+    for t in range(steps - 1, -1, -1):
+        for b in range(batch):
+            kept = keep[b, t]
+            for j in range(units):
+                d_y = g[b, t, j] + dy[b, j]
+                d_hs = g[b, t, units + j] + dh[b, j]
+                d_cs = g[b, t, 2 * units + j] + dc[b, j]
+                _pass_by(kept, zero_output, d_y, dy, b, j)
+                if not kept:
+                    for k in range(4):
+                        dz[b, t, k * units + j] = 0.0
+                    dh[b, j], dc[b, j] = d_hs, d_cs
+                    continue
+                i = gates[b, t, j]
+                f = gates[b, t, units + j]
+                o = gates[b, t, 3 * units + j]
+                gg = cand[b, t, j]
+                tc = tanh_c[b, t, j]
+                d_h = d_y + d_hs
+                d_c = d_cs + d_h * o * (1 - tc * tc)
+                dz[b, t, j] = d_c * gg * (i * (1 - i))
+                dz[b, t, units + j] = d_c * c_prev[b, t, j] * (f * (1 - f))
+                dz[b, t, 2 * units + j] = d_c * i * (1 - gg * gg)
+                dz[b, t, 3 * units + j] = d_h * tc * (o * (1 - o))
+                dh[b, j], dc[b, j] = 0.0, d_c * f
+        d_prev[:] = 0.0
+        _product(dz[:, t], kernel_t, packed, d_prev)
+        for b in range(batch):
+            for j in range(units):
+                dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]
+    dh0[:] = dh
+    dc0[:] = dc
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out):
+    """Keras's GRU (gates z, r, h) over all steps: xw (B, T, 3U) with the input
+    bias, kernel (U, 3U), bias (3U,) the recurrent bias (reset_after only),
+    h0, recurrent_mask (B, U), keep (B, T); writes out (B, T, 2U): output, h."""
+    batch, steps, units = xw.shape[0], xw.shape[1], kernel.shape[0]
+    h = h0.copy()
+    y = np.zeros_like(h)
+    h_in = np.empty_like(h)
+    inner = np.empty((batch, 3 * units), xw.dtype)
+    rh, h_new = np.empty_like(h), np.empty_like(h)
+    kernel_zr, kernel_h = kernel[:, :2 * units], kernel[:, 2 * units:]
+    packed, packed_zr, packed_h = _packed(kernel), _packed(kernel_zr), _packed(kernel_h)
+    for t in range(steps):
+        _masked_input(h, recurrent_mask, h_in)
+        if reset_after:
+            for b in range(batch):
+                inner[b] = bias
+            _product(h_in, kernel, packed, inner)
+        else:
+            inner[:] = 0.0
+            _product(h_in, kernel_zr, packed_zr, inner[:, :2 * units])
+            for b in range(batch):
+                for j in range(units):
+                    rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
+            _product(rh, kernel_h, packed_h, inner[:, 2 * units:])
+        for b in range(batch):
+            for j in range(units):
+                z = _sigmoid(xw[b, t, j] + inner[b, j])
+                if reset_after:
+                    r = _sigmoid(xw[b, t, units + j] + inner[b, units + j])
+                    hh = _tanh(xw[b, t, 2 * units + j] + r * inner[b, 2 * units + j])
+                else:
+                    hh = _tanh(xw[b, t, 2 * units + j] + inner[b, 2 * units + j])
+                h_new[b, j] = hh + z * (h[b, j] - hh)
+        _store(out, t, keep, zero_output, y, (h,), (h_new,))
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def gru_backward(g, zr, hh, inner, h_prev, h_in, kernel_t, keep, recurrent_mask,
+                 zero_output, reset_after, dx, d_inner, dh0):
+    """The GRU's backward through time. g (B, T, 2U); zr (B, T, 2U): sigmoid of
+    the z and r pre-activations; hh (B, T, U): the candidate; inner (B, T, 3U):
+    h_in @ U + recurrent bias (read with reset_after only); h_prev, h_in (B, T,
+    U): h before each step, and times the recurrent mask; kernel_t (3U, U).
+    Writes dx (B, T, 3U), the input projection's gradient; d_inner (B, T,
+    3U), that of h_in @ U (+ bias) with reset_after, else of h_in @ U_zr and
+    (r * h_in) @ U_h; dh0 (B, U)."""
+    batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
+    dh = np.zeros_like(dh0)
+    dy = np.zeros_like(dh0)
+    d_prev = np.zeros_like(dh0)
+    d_rh = np.zeros_like(dh0)
+    kernel_zr_t, kernel_h_t = kernel_t[:2 * units], kernel_t[2 * units:]
+    packed, packed_zr, packed_h = _packed(kernel_t), _packed(kernel_zr_t), _packed(kernel_h_t)
+    for t in range(steps - 1, -1, -1):
+        for b in range(batch):
+            kept = keep[b, t]
+            for j in range(units):
+                d_y = g[b, t, j] + dy[b, j]
+                d_hs = g[b, t, units + j] + dh[b, j]
+                _pass_by(kept, zero_output, d_y, dy, b, j)
+                d = d_y + d_hs if kept else 0.0
+                z = zr[b, t, j]
+                c = hh[b, t, j]
+                d_a = d * (1 - z) * (1 - c * c)
+                dx[b, t, j] = d * (h_prev[b, t, j] - c) * (z * (1 - z))
+                dx[b, t, 2 * units + j] = d_a
+                d_inner[b, t, j] = dx[b, t, j]
+                d_inner[b, t, 2 * units + j] = d_a * zr[b, t, units + j] if reset_after else d_a
+                dh[b, j] = d * z if kept else d_hs
+        if not reset_after:  # r's gradient needs (d_a @ U_h.T) first
+            d_rh[:] = 0.0
+            _product(dx[:, t, 2 * units:], kernel_h_t, packed_h, d_rh)
+        for b in range(batch):
+            for j in range(units):
+                r = zr[b, t, units + j]
+                if reset_after:
+                    d_r = dx[b, t, 2 * units + j] * inner[b, t, 2 * units + j] * (r * (1 - r))
+                else:
+                    d_r = d_rh[b, j] * h_in[b, t, j] * (r * (1 - r))
+                dx[b, t, units + j] = d_r
+                d_inner[b, t, units + j] = d_r
+        d_prev[:] = 0.0
+        if reset_after:
+            _product(d_inner[:, t], kernel_t, packed, d_prev)
+        else:
+            _product(dx[:, t, :2 * units], kernel_zr_t, packed_zr, d_prev)
+            for b in range(batch):
+                for j in range(units):
+                    d_prev[b, j] += d_rh[b, j] * zr[b, t, units + j]
+        for b in range(batch):
+            for j in range(units):
+                dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]
+    dh0[:] = dh
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def simple_rnn_forward(xw, kernel, h0, keep, recurrent_mask, zero_output, out):
+    """A tanh SimpleRNN over all steps: xw (B, T, U), kernel (U, U), h0,
+    recurrent_mask (B, U), keep (B, T); writes out (B, T, 2U): output, h."""
+    batch, steps, units = xw.shape[0], xw.shape[1], kernel.shape[0]
+    h = h0.copy()
+    y = np.zeros_like(h)
+    h_in = np.empty_like(h)
+    z = np.empty_like(h)
+    packed = _packed(kernel)
+    for t in range(steps):
+        _masked_input(h, recurrent_mask, h_in)
+        _start(xw, t, z)
+        _product(h_in, kernel, packed, z)
+        for b in range(batch):
+            for j in range(units):
+                z[b, j] = _tanh(z[b, j])
+        _store(out, t, keep, zero_output, y, (h,), (z,))
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, dx, dh0):
+    """The SimpleRNN's backward through time. g (B, T, 2U); h_new (B, T, U):
+    the unmasked new h of each step; kernel_t (U, U). Writes dx (B, T, U), the
+    pre-activation's gradient, and dh0 (B, U)."""
+    batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
+    dh = np.zeros_like(dh0)
+    dy = np.zeros_like(dh0)
+    d_prev = np.zeros_like(dh0)
+    packed = _packed(kernel_t)
+    for t in range(steps - 1, -1, -1):
+        for b in range(batch):
+            kept = keep[b, t]
+            for j in range(units):
+                d_y = g[b, t, j] + dy[b, j]
+                d_hs = g[b, t, units + j] + dh[b, j]
+                _pass_by(kept, zero_output, d_y, dy, b, j)
+                hn = h_new[b, t, j]
+                dx[b, t, j] = (d_y + d_hs) * (1 - hn * hn) if kept else 0.0
+                dh[b, j] = 0.0 if kept else d_hs
+        d_prev[:] = 0.0
+        _product(dx[:, t], kernel_t, packed, d_prev)
+        for b in range(batch):
+            for j in range(units):
+                dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]
+    dh0[:] = dh

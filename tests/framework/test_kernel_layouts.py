@@ -14,7 +14,8 @@ kernel entry point                                 calling op(s)
 ================================================  ===================================================
 kernels/gemm.py matmul                             ops/math.py:327 matmul_2d (matmul, the im2col
                                                    products of ops/conv.py and ops/conv3d.py);
-                                                   ops/recurrent.py:180 _step_product
+                                                   ops/recurrent.py _matmul_steps, _sum_steps
+kernels/gemm.py add_product, pack_panels           kernels/recurrent.py _product (every step's h @ U)
 kernels/elementwise.py relu_backward               ops/math.py:290 relu_grad
 kernels/elementwise.py bias_activation             ops/conv.py:255 conv2d_bias_activation
 kernels/elementwise.py relu_bias_backward_arrays   ops/conv.py:280 _masked_and_bias_grad (its VJP)
@@ -36,8 +37,10 @@ backward
 kernels/ctc.py ctc_loss_forward                    ops/ctc.py:71 ctc_loss
 kernels/ctc.py ctc_loss_gradient                   ops/ctc.py:83 ctc_loss_grad
 kernels/gather.py embedding_scatter_add            ops/shape.py:230 scatter_add (gather's VJP)
-kernels/recurrent.py lstm_step_backward            ops/recurrent.py:234 _lstm_backward
-kernels/recurrent.py gru_step_backward             ops/recurrent.py:314 _gru_after_backward
+kernels/recurrent.py lstm_forward, lstm_backward  ops/recurrent.py lstm_sequence, _lstm_backward
+kernels/recurrent.py gru_forward, gru_backward    ops/recurrent.py gru_sequence, _gru_backward
+kernels/recurrent.py simple_rnn_forward,          ops/recurrent.py simple_rnn_sequence,
+simple_rnn_backward                                _simple_rnn_backward
 kernels/optimizers.py run (KERNELS[name])          optimizers/_fused.py:86 FusedOptimizer
                                                    ._update_array (every fused optimizer)
 ================================================  ===================================================
@@ -577,7 +580,7 @@ def sequence_gradients(op, arrays, g):
 
 
 def test_lstm_backward(spy, gemm_on):
-    calls = spy(recurrent_kernels, "lstm_step_backward")
+    calls = spy(recurrent_kernels, "lstm_backward")
     b, t, u = 4, 5, 8
     xw = RNG.standard_normal((b, t, 4 * u)).astype(np.float32)
     kernel = RNG.standard_normal((u, 4 * u)).astype(np.float32) * 0.3
@@ -593,7 +596,7 @@ def test_lstm_backward(spy, gemm_on):
 
 
 def test_gru_backward(spy, gemm_on):
-    calls = spy(recurrent_kernels, "gru_step_backward")
+    calls = spy(recurrent_kernels, "gru_backward")
     b, t, u = 4, 5, 8
     xw = RNG.standard_normal((b, t, 3 * u)).astype(np.float32)
     kernel = RNG.standard_normal((u, 3 * u)).astype(np.float32) * 0.3

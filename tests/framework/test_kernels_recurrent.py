@@ -1,84 +1,234 @@
-"""kernels/recurrent.py's fused backward steps against plain NumPy, on
-contiguous, transposed and sliced inputs, float32 and float64."""
+"""kernels/recurrent.py's whole-loop kernels called directly, against plain
+NumPy loops of Keras's equations, on C-contiguous, transposed and sliced
+operands, float32 and float64, with masks, recurrent dropout masks and zero
+outputs for masked steps: the forward kernels' outputs, the backward kernels'
+gradients against central differences of the NumPy forward (float64), the
+float32 activations against NumPy's, and gemm.add_product (the per-step
+product) against NumPy's matmul."""
 
 import numpy as np
 import pytest
+from tapeflow.kernels import gemm
+from tapeflow.kernels import recurrent as kernels
+from tapeflow.runtime.jit import njit
 
-from tapeflow.kernels.recurrent import gru_step_backward, lstm_step_backward
-
-RNG = np.random.default_rng(11)
+RNG = np.random.default_rng(20)
+B, T, U = 3, 5, 4
+KEEP = np.array([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1], [1, 0, 0, 1, 1]], bool)
 
 
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def lstm_reference(dh, dc, gates, g, tanh_c, c_prev):
-    u = dh.shape[1]
-    i, f, o = gates[:, :u], gates[:, u:2 * u], gates[:, 3 * u:]
-    d_c = dc + dh * o * (1 - tanh_c ** 2)
-    dz = np.concatenate([d_c * g * i * (1 - i), d_c * c_prev * f * (1 - f),
-                         d_c * i * (1 - g ** 2), dh * tanh_c * o * (1 - o)], axis=1)
-    return dz, d_c * f
-
-
-def gru_reference(dh, zr, hh, inner_h, h_prev):
-    u = dh.shape[1]
-    z, r = zr[:, :u], zr[:, u:]
-    d_a = dh * (1 - z) * (1 - hh ** 2)
-    d_z = dh * (h_prev - hh) * z * (1 - z)
-    d_r = d_a * inner_h * r * (1 - r)
-    return (np.concatenate([d_z, d_r, d_a], axis=1),
-            np.concatenate([d_z, d_r, d_a * r], axis=1), dh * z)
-
-
-def _layout(a, how):
-    """`a` as a contiguous, transposed (Fortran-ordered) or sliced array of equal values."""
+def lay(a, how):
+    """`a`'s values in the layout `how` names (its dtype kept)."""
     if how == "transposed":
         return np.asfortranarray(a)
     if how == "sliced":
-        wide = np.zeros((a.shape[0] * 2, a.shape[1] * 3), a.dtype)
-        wide[::2, 1::3] = a
-        return wide[::2, 1::3]
+        wide = np.zeros(tuple(2 * n for n in a.shape), a.dtype)
+        wide[tuple(slice(None, None, 2) for _ in a.shape)] = a
+        return wide[tuple(slice(None, None, 2) for _ in a.shape)]
     return a
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def reference(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output, reset_after=True):
+    """Keras's loop in NumPy: (B, T, (1 + states) * U), output then states per step."""
+    u = kernel.shape[0]
+    states = [h0, c0] if cell == "lstm" else [h0]
+    y, rows = np.zeros_like(h0), []
+    for t in range(xw.shape[1]):
+        x, h = xw[:, t], states[0]
+        h_in = h * rmask
+        if cell == "lstm":
+            z = x + h_in @ kernel
+            c = sigmoid(z[:, u:2 * u]) * states[1] + sigmoid(z[:, :u]) * np.tanh(z[:, 2 * u:3 * u])
+            new = [sigmoid(z[:, 3 * u:]) * np.tanh(c), c]
+        elif cell == "gru" and reset_after:
+            inner = h_in @ kernel + bias
+            z, r = sigmoid(x[:, :u] + inner[:, :u]), sigmoid(x[:, u:2 * u] + inner[:, u:2 * u])
+            hh = np.tanh(x[:, 2 * u:] + r * inner[:, 2 * u:])
+            new = [z * h + (1 - z) * hh]
+        elif cell == "gru":
+            z = sigmoid(x[:, :u] + h_in @ kernel[:, :u])
+            r = sigmoid(x[:, u:2 * u] + h_in @ kernel[:, u:2 * u])
+            hh = np.tanh(x[:, 2 * u:] + (r * h_in) @ kernel[:, 2 * u:])
+            new = [z * h + (1 - z) * hh]
+        else:
+            new = [np.tanh(x + h_in @ kernel)]
+        k = keep[:, t:t + 1]
+        y = np.where(k, new[0], 0 if zero_output else y)
+        states = [np.where(k, n, s) for n, s in zip(new, states)]
+        rows.append(np.concatenate([y] + states, axis=1))
+    return np.stack(rows, axis=1)
+
+
+GATES = {"lstm": 4, "gru": 3, "gru_v1": 3, "simple": 1}
+
+
+def operands(cell, dtype):
+    xw = RNG.standard_normal((B, T, GATES[cell] * U))
+    kernel = RNG.standard_normal((U, GATES[cell] * U)) * 0.6
+    bias = RNG.standard_normal(3 * U) * 0.3
+    h0, c0 = RNG.standard_normal((B, U)), RNG.standard_normal((B, U))
+    rmask = np.where(RNG.random((B, U)) < 0.3, 0.0, 1 / 0.7)
+    return [a.astype(dtype) for a in (xw, kernel, bias, h0, c0, rmask)]
+
+
+def forward(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output):
+    """The forward kernel's result."""
+    out = np.empty((B, xw.shape[1], (3 if cell == "lstm" else 2) * U), xw.dtype)
+    if cell == "lstm":
+        kernels.lstm_forward(xw, kernel, h0, c0, keep, rmask, zero_output, out)
+    elif cell == "simple":
+        kernels.simple_rnn_forward(xw, kernel, h0, keep, rmask, zero_output, out)
+    else:
+        kernels.gru_forward(xw, kernel, bias, h0, keep, rmask, zero_output, cell == "gru", out)
+    return out
+
+
 @pytest.mark.parametrize("how", ["contiguous", "transposed", "sliced"])
-def test_lstm_step_backward(dtype, how):
-    b, u = 5, 3
-    inputs = [RNG.standard_normal((b, u)), RNG.standard_normal((b, u)),
-              sigmoid(RNG.standard_normal((b, 4 * u))), np.tanh(RNG.standard_normal((b, u))),
-              np.tanh(RNG.standard_normal((b, u))), RNG.standard_normal((b, u))]
-    inputs = [a.astype(dtype) for a in inputs]
-    dz, dc_prev = np.empty((b, 4 * u), dtype), np.empty((b, u), dtype)
-    lstm_step_backward(*[_layout(a, how) for a in inputs], dz, dc_prev)
-    expected_dz, expected_dc = lstm_reference(*inputs)
-    tol = 1e-6 if dtype == np.float32 else 1e-13
-    np.testing.assert_allclose(dz, expected_dz, rtol=tol, atol=tol)
-    np.testing.assert_allclose(dc_prev, expected_dc, rtol=tol, atol=tol)
+@pytest.mark.parametrize("cell", list(GATES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("zero_output", [False, True])
+def test_forward_against_numpy(how, cell, dtype, zero_output):
+    xw, kernel, bias, h0, c0, rmask = operands(cell, dtype)
+    got = forward(cell, *[lay(a, how) for a in (xw, kernel, bias, h0, c0)], lay(KEEP, how),
+                  lay(rmask, how), zero_output)
+    wide = [a.astype(np.float64) for a in (xw, kernel, bias, h0, c0)]
+    expected = reference(cell.replace("_v1", ""), *wide, KEEP, rmask.astype(np.float64),
+                         zero_output, reset_after=cell != "gru_v1")
+    tol = 1e-12 if dtype == np.float64 else 2e-6
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+    if zero_output:
+        assert np.all(got[~KEEP][:, :U] == 0)
+
+
+def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
+    """(d xw, d h0[, d c0]) from the backward kernel, its operands built by
+    NumPy from the reference forward and laid out as `how` says."""
+    u = U
+    out = reference(cell.replace("_v1", ""), xw, kernel, bias, h0, c0, keep, rmask, zero_output,
+                    reset_after=cell != "gru_v1")
+    h_prev = np.concatenate([h0[:, None], out[:, :-1, u:2 * u]], axis=1)
+    h_in = h_prev * rmask[:, None]
+    kernel_t = kernel.T
+    d_h0 = np.empty_like(h0)
+    if cell == "lstm":
+        c_prev = np.concatenate([c0[:, None], out[:, :-1, 2 * u:]], axis=1)
+        z = xw + h_in @ kernel
+        gates = sigmoid(z)
+        cand = np.tanh(z[..., 2 * u:3 * u])
+        tanh_c = np.tanh(gates[..., u:2 * u] * c_prev + gates[..., :u] * cand)
+        dz, d_c0 = np.empty_like(z), np.empty_like(c0)
+        args = [lay(a, how) for a in (g, gates, cand, tanh_c, c_prev, kernel_t, keep, rmask)]
+        kernels.lstm_backward(*args, zero_output, dz, d_h0, d_c0)
+        return dz, d_h0, d_c0
+    if cell == "simple":
+        h_new = np.tanh(xw + h_in @ kernel)
+        dx = np.empty_like(h_new)
+        args = [lay(a, how) for a in (g, h_new, kernel_t, keep, rmask)]
+        kernels.simple_rnn_backward(*args, zero_output, dx, d_h0)
+        return dx, d_h0
+    if cell == "gru":
+        inner = h_in @ kernel + bias
+        zr = sigmoid(xw[..., :2 * u] + inner[..., :2 * u])
+        hh = np.tanh(xw[..., 2 * u:] + zr[..., u:] * inner[..., 2 * u:])
+    else:
+        inner = np.zeros((0, 0, 0), xw.dtype)
+        zr = sigmoid(xw[..., :2 * u] + h_in @ kernel[:, :2 * u])
+        hh = np.tanh(xw[..., 2 * u:] + (zr[..., u:] * h_in) @ kernel[:, 2 * u:])
+    dx, d_inner = np.empty_like(xw), np.empty_like(xw)
+    args = [lay(a, how) for a in (g, zr, hh, inner, h_prev, h_in, kernel_t, keep, rmask)]
+    kernels.gru_backward(*args, zero_output, cell == "gru", dx, d_inner, d_h0)
+    return dx, d_h0
+
+
+@pytest.mark.parametrize("how", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("cell", list(GATES))
+@pytest.mark.parametrize("zero_output", [False, True])
+def test_backward_against_finite_differences(how, cell, zero_output):
+    xw, kernel, bias, h0, c0, rmask = operands(cell, np.float64)
+    g = RNG.standard_normal(reference(cell.replace("_v1", ""), xw, kernel, bias, h0, c0, KEEP,
+                                      rmask, zero_output).shape)
+    grads = _backward(cell, g, xw, kernel, bias, h0, c0, KEEP, rmask, zero_output, how)
+    inputs = [xw, h0, c0][:len(grads)]
+    eps = 1e-6
+    for i, (grad, x) in enumerate(zip(grads, inputs)):
+        direction = RNG.standard_normal(x.shape)
+
+        def value(step, i=i, direction=direction):
+            moved = [a + step * direction if j == i else a for j, a in enumerate(inputs)]
+            moved += [h0, c0][len(moved) - 1:]
+            return np.sum(g * reference(cell.replace("_v1", ""), moved[0], kernel, bias,
+                                        moved[1], moved[2], KEEP, rmask, zero_output,
+                                        reset_after=cell != "gru_v1"))
+        numeric = (value(eps) - value(-eps)) / (2 * eps)
+        np.testing.assert_allclose(np.sum(grad * direction), numeric, rtol=1e-7, atol=1e-8)
+
+
+def test_backward_float32_against_float64():
+    xw, kernel, bias, h0, c0, rmask = operands("lstm", np.float64)
+    g = RNG.standard_normal((B, T, 3 * U))
+    wide = _backward("lstm", g, xw, kernel, bias, h0, c0, KEEP, rmask, False, "contiguous")
+    narrow = _backward("lstm", *[a.astype(np.float32) for a in (g, xw, kernel, bias, h0, c0)],
+                       KEEP, rmask.astype(np.float32), False, "sliced")
+    for a, b in zip(narrow, wide):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@njit
+def _activations(x, sig, tanh):
+    for i in range(x.size):
+        sig[i] = kernels._sigmoid(x[i])
+        tanh[i] = kernels._tanh(x[i])
+
+
+@njit
+def _exp32(x, exp):
+    for i in range(x.size):
+        exp[i] = kernels._exp32(x[i])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_activations_against_numpy(dtype):
+    x = np.concatenate([np.linspace(-100, 100, 20001), [np.nan, -1e-6, 1e-6, 0.0, np.inf,
+                                                        -np.inf]])
+    x = x.astype(dtype)
+    exp, sig, tanh = (np.empty_like(x) for _ in range(3))
+    _activations(x, sig, tanh)
+    if dtype == np.float64:  # libm's, to the last bit
+        with np.errstate(over="ignore"):
+            np.testing.assert_allclose(sig, 1 / (1 + np.exp(-x)), rtol=1e-15, atol=0)
+        np.testing.assert_allclose(tanh, np.tanh(x), rtol=1e-15, atol=0)
+        return
+    _exp32(x, exp)
+    wide = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        true_exp, true_sig = np.exp(wide), 1 / (1 + np.exp(-wide))
+    normal = (wide > -87.3) & (wide < 88.7)  # float32's normal range
+    np.testing.assert_allclose(exp[normal], true_exp[normal], rtol=3e-7)
+    np.testing.assert_allclose(sig, true_sig, rtol=0, atol=2e-7)  # NaN where NaN
+    np.testing.assert_allclose(tanh, np.tanh(wide), rtol=3e-7, atol=1e-30)
+    small = np.abs(wide) < 1e-3  # the polynomial branch keeps relative precision near 0
+    np.testing.assert_allclose(tanh[small], np.tanh(wide[small]), rtol=3e-7)
+    assert sig[0] == 0.0 and sig[-3] == 0.5 and tanh[-2] == 1.0 and tanh[-1] == -1.0
+    assert exp[-1] == 0.0 and exp[-2] == np.inf and sig[-1] == 0.0 and sig[-2] == 1.0
+    assert np.isnan(exp[-6]) and np.isnan(sig[-6]) and np.isnan(tanh[-6])
+    assert exp[np.nanargmin(np.abs(wide - 88.7))] < np.inf  # as expf: inf only past 88.72
+
+
+@njit
+def _product(a, b, c):
+    gemm.add_product(a, b, gemm.pack_panels(b), c)
+
+
+@pytest.mark.parametrize("m,k,n", [(32, 64, 256), (13, 7, 70), (5, 64, 16), (0, 3, 40)])
 @pytest.mark.parametrize("how", ["contiguous", "transposed", "sliced"])
-def test_gru_step_backward(dtype, how):
-    b, u = 4, 5
-    inputs = [RNG.standard_normal((b, u)), sigmoid(RNG.standard_normal((b, 2 * u))),
-              np.tanh(RNG.standard_normal((b, u))), RNG.standard_normal((b, u)),
-              RNG.standard_normal((b, u))]
-    inputs = [a.astype(dtype) for a in inputs]
-    dx, dinner, dh_prev = (np.empty((b, 3 * u), dtype), np.empty((b, 3 * u), dtype),
-                           np.empty((b, u), dtype))
-    outs = [_layout(a, how).copy(order="A") if how != "sliced" else _layout(a, how)
-            for a in (dx, dinner, dh_prev)]
-    gru_step_backward(*[_layout(a, how) for a in inputs], *outs)
-    tol = 1e-6 if dtype == np.float32 else 1e-13
-    for got, expected in zip(outs, gru_reference(*inputs)):
-        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
-
-
-def test_empty_batch():
-    dz, dc = np.empty((0, 8)), np.empty((0, 2))
-    lstm_step_backward(np.empty((0, 2)), np.empty((0, 2)), np.empty((0, 8)),
-                       np.empty((0, 2)), np.empty((0, 2)), np.empty((0, 2)), dz, dc)
-    assert dz.shape == (0, 8) and dc.shape == (0, 2)
+def test_gemm_add_product_against_numpy(m, k, n, how):
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    start = RNG.standard_normal((m, n)).astype(np.float32)
+    c = start.copy()
+    _product(lay(a, how), lay(b, how), c)
+    np.testing.assert_allclose(c, start + a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
