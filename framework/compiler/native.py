@@ -101,7 +101,7 @@ class Tier:
         try:
             self.source = codegen.generate(self.graph, probe)
         except Unlowerable as why:
-            self.partial = segments.split(self.graph, probe, _Module, _agree,
+            self.partial = segments.split(self.graph, probe, _Module, self._agree,
                                           _compile_seconds.append)
             self._give_up(f"it has {why}")
             if self.partial is None:
@@ -136,7 +136,7 @@ class Tier:
         outputs = [values[slot] for slot, _, _ in source.outputs]
         mine = [np.asarray(value, dtype) if scalar else value  # Numba returns Python scalars
                 for (_, dtype, scalar), value in zip(source.outputs, mine)]
-        if all(_agree(a, b) for a, b in zip(mine + copies, outputs + finals)):
+        if all(self._agree(a, b) for a, b in zip(mine + copies, outputs + finals)):
             self.state = _NATIVE
         else:
             self._give_up("its compiled code disagreed with the executor")
@@ -150,6 +150,10 @@ class Tier:
         for (slot, dtype, scalar), value in zip(source.outputs, results):
             values[slot] = np.asarray(value, dtype) if scalar else value
         return values
+
+    def _agree(self, mine, theirs):
+        """Exact agreement unless the user asked for jit_compile=True (_agree)."""
+        return _agree(mine, theirs, exact=not self.jit_compile)
 
     def _give_up(self, why):
         self.state = _OFF
@@ -175,12 +179,19 @@ def native_state(graph):
     return (tier.state, tier.reason) if tier is not None else (_REPLAY, None)
 
 
-def _agree(mine, theirs):
+def _agree(mine, theirs, exact=True):
+    """Whether generated code gave the replay's values: bit for bit (NaNs where it
+    has NaNs) when `exact`, so that a step's result never depends on whether, or
+    from which call on, its graph runs generated code (a model resumed from a
+    checkpoint replays its first steps where the straight run ran compiled; a
+    fused Adam loop compiled without the kernel's FMA contraction, or Numba's exp,
+    differ in the last bit). Within 4096 ulps of the values' scale otherwise:
+    what `jit_compile=True` accepts, as XLA's compiled code may change numerics in TF."""
     mine, theirs = np.asarray(mine), np.asarray(theirs)
-    if mine.shape != theirs.shape:
+    if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
         return False
-    if theirs.dtype.kind != "f":
-        return mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
+    if exact or theirs.dtype.kind not in "fc":
+        return np.array_equal(mine, theirs, equal_nan=theirs.dtype.kind in "fc")
     tolerance = 4096 * np.finfo(theirs.dtype).eps
     scale = max(1.0, float(np.max(np.abs(theirs), initial=0.0)))
     return np.allclose(mine, theirs, rtol=tolerance, atol=tolerance * scale, equal_nan=True)

@@ -224,3 +224,17 @@ def test_unlowerable_reasons_name_the_node():
     with pytest.warns(UserWarning, match="print"):
         for _ in range(3):
             f(tf.constant(1.0))
+
+
+def test_generated_code_must_give_the_replays_bits_unless_jit_compile_was_asked():
+    """Compiled by default, a step must not change its result (a resumed run
+    replays where the straight run ran compiled); jit_compile=True accepts
+    ulps, as XLA's numerics may differ in TF."""
+    from tapeflow.compiler import native
+    a = np.float32([1.0, 2.0, np.nan])
+    one_ulp = np.nextafter(a, np.float32(3))
+    assert native._agree(a, a.copy())
+    assert not native._agree(one_ulp, a)
+    assert native._agree(one_ulp, a, exact=False)
+    assert not native._agree(a.astype(np.float64), a, exact=False)  # a dtype change is wrong
+    assert not native._agree(np.int32([1, 2]), np.int32([1, 3]), exact=False)
