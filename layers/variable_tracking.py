@@ -70,7 +70,8 @@ class VariableTracking:
                         break
 
     def _check_unlocked(self, what, attribute):
-        if self.built and self._lock_state_after_build and self._layer_initialized:
+        if self.built and self._lock_state_after_build and self._layer_initialized \
+                and not self.__dict__.get("_build_depth"):  # inside build: super().build() ran
             where = f" as attribute {attribute!r}" if attribute else ""
             raise ValueError(
                 f"Layer {self.name!r} is already built and cannot track a new {what}{where}. "

@@ -486,3 +486,34 @@ def test_tf_functions_on_symbolic_tensors_record_op_nodes():
                                feats @ head.kernel.numpy() + head.bias.numpy(), rtol=1e-6)
     with pytest.raises(ValueError, match="unsupported type"):
         tf.linalg.det(a)  # a function without the dispatch still says what it got
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda: tf.keras.layers.Dense(3), (2, 5)),
+    (lambda: tf.keras.layers.Conv2D(4, 3), (2, 8, 8, 3)),
+    (lambda: tf.keras.layers.LSTM(4), (2, 6, 3)),
+    (lambda: tf.keras.layers.BatchNormalization(), (2, 5)),
+])
+def test_build_by_hand_then_call_builds_once(make, shape):
+    """Keras 3's build wrapper marks a layer built when build returns: a call
+    after `layer.build(shape)` reuses its weights (it made a second set before)."""
+    layer = make()
+    layer.build(shape)
+    assert layer.built
+    before = [id(v) for v in layer.weights]
+    layer(np.zeros(shape, np.float32))
+    assert [id(v) for v in layer.weights] == before
+
+
+def test_a_subclass_may_add_weights_after_calling_its_parents_build():
+    class Scaled(tf.keras.layers.Dense):
+        def build(self, input_shape):
+            super().build(input_shape)  # the parent's build does not lock the state yet
+            self.scale = self.add_weight(name="scale", shape=(), initializer="ones")
+
+    layer = Scaled(2, kernel_initializer="ones")
+    out = layer(np.ones((1, 3), np.float32))
+    assert [v.name.split(":")[0] for v in layer.weights] == ["kernel", "bias", "scale"]
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 3.0]])
+    with pytest.raises(ValueError, match="already built and cannot track a new"):
+        layer.extra = tf.Variable(1.0)  # after the outermost build returned: locked
