@@ -6,9 +6,9 @@ import numpy as np
 
 from .. import constraints, initializers, regularizers
 from ..api.array_ops import cast
-from ..core.tensor import Tensor
 from .base import Layer
 from ..api.indexing_ops import gather
+from ..math.comparisons import not_equal
 
 __all__ = ["Embedding"]
 
@@ -62,7 +62,7 @@ class Embedding(Layer):
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:
             return None
-        return Tensor(np.asarray(inputs._value if isinstance(inputs, Tensor) else inputs) != 0)
+        return not_equal(inputs, 0)  # an op: a traced step replays it (a mask read in Python froze)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)

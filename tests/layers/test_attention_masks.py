@@ -213,9 +213,7 @@ def test_fit_with_embedding_masks_equals_eager():
     assert traced == _fit(True, embedding=True)
 
 
-@pytest.mark.xfail(strict=True, reason="Embedding.compute_mask (layers/embedding.py) reads the "
-                   "token ids in NumPy; tf.not_equal(inputs, 0) would trace")
-def test_fit_with_embedding_masks_is_traced():
+def test_fit_with_embedding_masks_is_traced():  # Embedding.compute_mask is an op
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _fit(False, embedding=True)
