@@ -182,6 +182,10 @@ class Trace:
         self.keep.append(out)
         if any(self.is_dynamic(t) for t in inputs):
             self.dynamic.add(id(out))
+            if out.ndim and any(self.is_value_shaped(t) for t in inputs):
+                # tf.range(n) * 1.0 has tf.range(n)'s length: a shape read in Python
+                # from it would be frozen at the trace's n (a silent wrong result)
+                self.value_shaped.add(id(out))
         copy_views = op.view and any(type(t) is Variable for t in inputs)
         self.graph.nodes.append((OP, op, slots, attrs, out_slot, copy_views))
 
@@ -212,7 +216,7 @@ class Trace:
                 self.dynamic.add(id(leaf))
                 self.hidden.discard(id(leaf))
                 outputs.append((i, slot))
-                if value_shaped:
+                if value_shaped and leaf.ndim:
                     self.value_shaped.add(id(leaf))
 
     def untraceable(self, why):
@@ -253,7 +257,7 @@ def _guarded_value(self):
         if attribute is not None:
             if attribute != "dtype" and attribute != "itemsize" and type(self) is not Variable:
                 trace.shape_dependent = True  # a shape read in Python may be baked in
-                if trace.is_value_shaped(self):
+                if attribute != "ndim" and trace.is_value_shaped(self):  # its rank is fixed
                     trace.untraceable(f"the shape of a tensor whose shape depends on values "
                                       f"(from tf.range of a traced limit, ...) is used in "
                                       f"Python by {code.co_qualname}")
@@ -356,7 +360,9 @@ def _profile(frame, event, arg):
                     # a differentiable one's ops are recorded one by one.
                     return
                 outputs = trace.begin_effect(function, args, kwargs)
-                if code in VALUE_SHAPED:
+                if code in VALUE_SHAPED or any(  # tf.cast(tf.range(n)): n's length too
+                        isinstance(t, Tensor) and trace.is_value_shaped(t)
+                        for t in nest.flatten([args, kwargs])):
                     outputs.append(VALUE_SHAPED)
             trace.effects.append((frame, outputs))
     elif event == "return" and trace.effects and trace.effects[-1][0] is frame:

@@ -28,7 +28,10 @@ def _reduce_args(input_tensor, axis, tf_name, allow_bool=False):
     x = as_tensor(input_tensor)
     if x._value.dtype.kind == "b" and not allow_bool:
         raise TypeError(f"{tf_name} is not defined for bool tensors; cast first.")
-    return x, normalize_axis(axis, x._value.ndim, tf_name, x._value.shape)
+    try:  # the shape only for the message: a traced step may not read a value-shaped one
+        return x, normalize_axis(axis, x._value.ndim, tf_name)
+    except InvalidArgumentError:
+        return x, normalize_axis(axis, x._value.ndim, tf_name, x._value.shape)
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):

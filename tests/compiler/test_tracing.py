@@ -393,6 +393,32 @@ def test_shape_of_a_range_of_a_traced_limit_is_untraceable():
     assert int(f(tf.constant(5))) == 10
 
 
+def test_shapes_derived_from_a_range_of_a_traced_limit_are_not_frozen():
+    """tf.range(n) * 1.0 (and its cast) has n's length at every call: reading
+    its shape in Python (tf.shape, .shape) must not bake the trace's n in."""
+    @tf.function(autograph=False)
+    def f(n):
+        r = tf.cast(tf.range(n), tf.float32) * 1.0
+        return tf.reduce_mean(r), tf.shape(r), tf.zeros([r.shape[0]])
+
+    with pytest.warns(UserWarning, match="shape depends on values"):
+        mean, shape, zeros = f(tf.constant(4))
+    assert (float(mean), shape.numpy().tolist(), zeros.shape) == (1.5, [4], (4,))
+    mean, shape, zeros = f(tf.constant(7))
+    assert (float(mean), shape.numpy().tolist(), zeros.shape) == (3.0, [7], (7,))
+
+
+def test_a_reduction_of_a_range_keeps_a_traced_signature():
+    @tf.function(autograph=False)
+    def g(n):
+        return tf.reduce_sum(tf.cast(tf.range(n), tf.float32) * 2.0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [float(g(tf.constant(k))) for k in (3, 5)] == [6.0, 20.0]
+    assert g.experimental_get_tracing_count() == 1
+
+
 def test_numpy_random_is_drawn_once_while_tracing_as_in_tf():
     traced = tf.function(_numpy_random)
     with warnings.catch_warnings():
