@@ -4,7 +4,6 @@ call are calling.py's, add_weight's and set_weights' argument checks are
 weight_creation.py's. It re-exports InputSpec, the mask and tracking helpers
 and reset_name_counters; concrete layers live in the sibling modules."""
 
-import functools
 import inspect
 
 import numpy as np
@@ -31,33 +30,6 @@ from .variable_tracking import VariableTracking
 __all__ = ["Layer", "InputSpec", "reset_name_counters", "get_keras_mask", "set_keras_mask",
            "no_tracking"]
 
-
-
-def _marks_built(build):
-    """`build` that leaves the layer built when its outermost call returns, as
-    Keras 3's build wrapper: `layer.build(shape)` called by hand, then
-    `layer(x)`, must not build (and create the weights) a second time. A
-    subclass's build calling its parent's counts once, and may create weights
-    after that call (the state locks when the outermost build returns)."""
-    if getattr(build, "_marks_built", False):
-        return build
-
-    @functools.wraps(build)
-    def marking_build(self, *args, **kwargs):
-        depth = self.__dict__.get("_build_depth", 0)
-        object.__setattr__(self, "_build_depth", depth + 1)
-        try:
-            result = build(self, *args, **kwargs)
-        finally:
-            object.__setattr__(self, "_build_depth", depth)
-        if not depth:
-            if self.__dict__.get("_build_input_shape") is None and args:
-                object.__setattr__(self, "_build_input_shape", args[0])
-            object.__setattr__(self, "built", True)
-        return result
-
-    marking_build._marks_built = True
-    return marking_build
 
 class Layer(VariableTracking, Module):
     """The base of every layer: state, building, tracking and the call protocol.
@@ -107,8 +79,7 @@ class Layer(VariableTracking, Module):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _register_class(cls)  # tapeflow's own classes are rebuilt from configs by name
-        if "build" in cls.__dict__:
-            cls.build = _marks_built(cls.__dict__["build"])
+        _calling.wrap_build(cls)  # a build called by hand leaves the layer built, as in Keras 3
 
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None,
                  autocast=True, name=None, **kwargs):

@@ -4,6 +4,7 @@ first call's shapes, recording activity-regularization losses, attaching the
 output masks, and the default `compute_output_shape` (running on zeros). The
 call context and the mask table are tracking.py's."""
 
+import functools
 import inspect
 import warnings
 
@@ -83,6 +84,39 @@ def input_mask(first):
     if all(m is None for m in masks):
         return None
     return masks[0] if not nest.is_nested(first) else nest.pack_sequence_as(first, masks)
+
+def wrap_build(cls):
+    """Wrap the build method `cls` defines (if any) with marks_built."""
+    if "build" in cls.__dict__:
+        cls.build = marks_built(cls.__dict__["build"])
+
+
+def marks_built(build):
+    """`build` that leaves the layer built when its outermost call returns, as
+    Keras 3's build wrapper: `layer.build(shape)` called by hand, then
+    `layer(x)`, must not build (and create the weights) a second time. A
+    subclass's build calling its parent's counts once, and may create weights
+    after that call (the state locks when the outermost build returns)."""
+    if getattr(build, "_marks_built", False):
+        return build
+
+    @functools.wraps(build)
+    def marking_build(self, *args, **kwargs):
+        depth = self.__dict__.get("_build_depth", 0)
+        object.__setattr__(self, "_build_depth", depth + 1)
+        try:
+            result = build(self, *args, **kwargs)
+        finally:
+            object.__setattr__(self, "_build_depth", depth)
+        if not depth:
+            if self.__dict__.get("_build_input_shape") is None and args:
+                object.__setattr__(self, "_build_input_shape", args[0])
+            object.__setattr__(self, "built", True)
+        return result
+
+    marking_build._marks_built = True
+    return marking_build
+
 
 
 def build_from_call(layer, params, args, kwargs):

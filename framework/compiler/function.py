@@ -351,7 +351,8 @@ class ConcreteFunction:
             if tier is None:
                 function = self._function
                 tier = graph.tier = Tier(graph, function._jit_compile, function._name)
-            values = tier.run([t._value for t in tensors])
+            run = tier.run_keeping if graph.taped else tier.run
+            values = run([t._value for t in tensors])
             wrap = _wrap
         structure, slots, leaves = graph.outputs
         flat = [leaf if slot is None else wrap(values[slot]) if leaf is None

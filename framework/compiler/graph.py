@@ -48,6 +48,7 @@ class Graph:
         self.shape_dependent = False  # Python read an input's shape while tracing
         self.templates = []  # each CALL node's [args, kwargs] with SlotRefs, for pruning
         self.tier = None  # native.Tier: replayed or compiled (set at the first replay)
+        self.taped = False  # a GradientTape recorded while tracing: its backward is in the graph
 
     def new_slot(self):
         self.size += 1

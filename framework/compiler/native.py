@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 
+from ..core import record as _record
 from ..runtime import calibration
 from ..runtime.atomic_files import atomic_write
 from . import codegen, segments
@@ -93,6 +94,15 @@ class Tier:
             if self.state is _CHECK:
                 return self._check(arrays)
         return self.run(arrays)
+
+    def run_keeping(self, arrays):
+        """run, for a graph traced with its GradientTape: the forwards keep what their
+        backward in the graph reads (record.replaying: a convolution's columns)."""
+        _record.replaying.append(self.graph)
+        try:
+            return self.run(arrays)
+        finally:
+            _record.replaying.remove(self.graph)
 
     # -- the tiers ----------------------------------------------------------------
     def _probe(self, arrays):

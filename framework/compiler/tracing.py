@@ -180,6 +180,8 @@ class Trace:
         out_slot = self.graph.new_slot()
         self.slot_of[id(out)] = out_slot
         self.keep.append(out)
+        if _record._recording:
+            self.graph.taped = True
         if any(self.is_dynamic(t) for t in inputs):
             self.dynamic.add(id(out))
             if out.ndim and any(self.is_value_shaped(t) for t in inputs):

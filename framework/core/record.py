@@ -24,6 +24,10 @@ _recording = []
 # shortcuts (a VJP computing on arrays, as no tape records it) are off while it is
 # non-empty, so that a traced backward pass is made of ops a replay can run.
 tracing = []
+# Graphs traced under a recording tape (their own GradientTape) being replayed, in
+# any thread: what a forward keeps for its backward under a tape (a convolution's
+# im2col columns) it keeps while one replays too, as the replayed backward reads it.
+replaying = []
 
 
 class _Stacks(threading.local):

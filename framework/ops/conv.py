@@ -229,8 +229,9 @@ def _forget_cols(key):
 
 
 def _conv_fwd_recorded(x, w, strides, dilations, pads):
-    """_conv_fwd for a tape that records: its im2col matrix, if it built one,
-    is kept beside the output for the filter gradient (see _COLS)."""
+    """_conv_fwd for a tape that records, or a replayed step whose backward is in
+    its graph (record.replaying): its im2col matrix, if it built one, is kept
+    beside the output for the filter gradient (see _COLS)."""
     keep = []
     out = _conv_fwd(x, w, strides, dilations, pads, keep=keep)
     if keep:
@@ -242,7 +243,7 @@ def _conv_fwd_recorded(x, w, strides, dilations, pads):
 @defop(broadcasting=True)
 def conv2d(x, w, strides, dilations, pads):
     """x (..., N, H, W, in) * w (..., kh, kw, in, out) -> (..., N, H', W', out)."""
-    if _record._recording and x.ndim == 4 and w.ndim == 4:
+    if (_record._recording or _record.replaying) and x.ndim == 4 and w.ndim == 4:
         return _conv_fwd_recorded(x, w, strides, dilations, pads)
     return _over_leading(_conv_fwd, x, w, True, strides=strides, dilations=dilations, pads=pads)
 
@@ -303,7 +304,7 @@ def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
     pass, no temporaries), and the backward pass masks the gradient and sums
     the bias gradient in one pass too. What Conv2D layers call.
     """
-    fwd = _conv_fwd_recorded if _record._recording else _conv_fwd
+    fwd = _conv_fwd_recorded if _record._recording or _record.replaying else _conv_fwd
     return _bias_activation(fwd(x, w, strides, dilations, pads), b, activation)
 
 

@@ -182,3 +182,37 @@ def test_seed_004_as_a_while_loop_is_traced_once_and_replayed():
     minimize(tf.constant(10))  # another count, the same trace
     assert float(x) == pytest.approx(1 - 0.98 ** 10, rel=1e-5)
     assert minimize.experimental_get_tracing_count() == 1
+
+
+def test_a_traced_conv_step_reuses_the_forwards_im2col_columns(monkeypatch):
+    """A step traced with its GradientTape replays the forward and the backward:
+    the filter gradient takes the im2col matrix the forward built, as eagerly
+    under a tape, instead of building it again (record.replaying)."""
+    from tapeflow.ops import conv as conv_ops
+    from tapeflow.runtime import calibration
+    given = []
+    real = conv_ops._conv_filt
+
+    def spy(*args, cols=None, **kwargs):
+        given.append(cols is not None)
+        return real(*args, cols=cols, **kwargs)
+
+    monkeypatch.setattr(conv_ops, "_conv_filt", spy)
+    layer = tf.keras.layers.Conv2D(4, 3, activation="relu")
+    x = tf.constant(np.random.default_rng(0).normal(size=(2, 6, 6, 3)).astype(np.float32))
+
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(layer(x) ** 2)
+        return tape.gradient(loss, layer.trainable_variables)
+
+    with calibration.forced(conv="im2col"):
+        eager = step(x)
+        traced = tf.function(step)
+        traced(x)  # the trace
+        del given[:]
+        for _ in range(3):
+            got = traced(x)
+    assert given == [True, True, True]
+    for a, b in zip(got, eager):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
