@@ -4,9 +4,11 @@ of an LSTM, a GRU (reset_after True or False) or a tanh SimpleRNN, `*_backward`
 every step back. Masks (a masked step keeps the states and outputs the
 previous output or zeros) and the recurrent dropout mask are arrays the op
 always passes (all True / all ones when absent: the same values). The
-backward kernels take the gate activations of all steps, which the op
-recomputes in a few vectorised NumPy passes; the products over all steps
-(the recurrent kernel's gradient) stay one matmul in the op. One thread: a
+backward kernels recompute what they need of the forward from what the op
+hands them (the LSTM's from its pre-activations, the GRU's and SimpleRNN's
+from their gates, a few vectorised NumPy passes over all steps); the
+products over all steps (h_prev @ U, the recurrent kernel's gradient) stay
+one matmul each in the op. One thread: a
 step is 2k-8k values.
 
 Chosen by measurement on the project's 2-core Xeon (Intel family 6 model 167,
@@ -210,50 +212,56 @@ def lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out):
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _pass_by(keep, zero_output, d_y, dy, b, j):
-    """The output's gradient a masked step hands to the previous output."""
-    if not zero_output:
-        dy[b, j] = 0.0 if keep else d_y
+def _lstm_activations(z, c_prev, t, gates, cand, tanh_c):
+    """Step t's sigmoid of every gate (B, 4U; the c block unused), tanh of the
+    candidate and of the new c (B, U), recomputed from the pre-activations.
+    One loop per array written: LLVM vectorised none of them when one loop
+    wrote all five (too many runtime alias checks)."""
+    units = c_prev.shape[2]
+    for b in range(z.shape[0]):
+        for j in range(4 * units):
+            gates[b, j] = _sigmoid(z[b, t, j])
+    for b in range(z.shape[0]):
+        for j in range(units):
+            cand[b, j] = _tanh(z[b, t, 2 * units + j])
+    for b in range(z.shape[0]):
+        for j in range(units):
+            tanh_c[b, j] = _tanh(gates[b, units + j] * c_prev[b, t, j] + gates[b, j] * cand[b, j])
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def lstm_backward(g, gates, cand, tanh_c, c_prev, kernel_t, keep, recurrent_mask,
-                  zero_output, dz, dh0, dc0):
+def lstm_backward(g, z, c_prev, kernel_t, keep, recurrent_mask, zero_output, dz, dh0, dc0):
     """The LSTM's backward through time. g (B, T, 3U): the output's gradient;
-    gates (B, T, 4U): sigmoid of the pre-activations (c block unused); cand,
-    tanh_c, c_prev (B, T, U): tanh of the candidate, tanh of the new c, the c
-    before the step; kernel_t (4U, U). Writes dz (B, T, 4U), the
-    pre-activations' gradient, and dh0, dc0 (B, U), the initial states'."""
+    z (B, T, 4U): the pre-activations, xw + h_in @ U (the gates are
+    recomputed here, in the vectorised loop); c_prev (B, T, U): the c before
+    each step; kernel_t (4U, U). Writes dz (B, T, 4U), the pre-activations'
+    gradient, and dh0, dc0 (B, U), the initial states'."""
     batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
     dh, dc = np.zeros_like(dh0), np.zeros_like(dc0)  # gradients of the states before step t
     dy = np.zeros_like(dh0)
     d_prev = np.zeros_like(dh0)
     packed = _packed(kernel_t)
+    gates = np.empty((batch, 4 * units), z.dtype)
+    cand, tanh_c = np.empty_like(dh0), np.empty_like(dh0)
     for t in range(steps - 1, -1, -1):
+        _lstm_activations(z, c_prev, t, gates, cand, tanh_c)
         for b in range(batch):
             kept = keep[b, t]
             for j in range(units):
                 d_y = g[b, t, j] + dy[b, j]
                 d_hs = g[b, t, units + j] + dh[b, j]
                 d_cs = g[b, t, 2 * units + j] + dc[b, j]
-                _pass_by(kept, zero_output, d_y, dy, b, j)
-                if not kept:
-                    for k in range(4):
-                        dz[b, t, k * units + j] = 0.0
-                    dh[b, j], dc[b, j] = d_hs, d_cs
-                    continue
-                i = gates[b, t, j]
-                f = gates[b, t, units + j]
-                o = gates[b, t, 3 * units + j]
-                gg = cand[b, t, j]
-                tc = tanh_c[b, t, j]
-                d_h = d_y + d_hs
-                d_c = d_cs + d_h * o * (1 - tc * tc)
+                dy[b, j] = 0.0 if kept or zero_output else d_y  # a masked step's output
+                i, f, o = gates[b, j], gates[b, units + j], gates[b, 3 * units + j]
+                gg, tc = cand[b, j], tanh_c[b, j]
+                d_h = d_y + d_hs if kept else 0.0
+                d_c = (d_cs if kept else 0.0) + d_h * o * (1 - tc * tc)
                 dz[b, t, j] = d_c * gg * (i * (1 - i))
                 dz[b, t, units + j] = d_c * c_prev[b, t, j] * (f * (1 - f))
                 dz[b, t, 2 * units + j] = d_c * i * (1 - gg * gg)
                 dz[b, t, 3 * units + j] = d_h * tc * (o * (1 - o))
-                dh[b, j], dc[b, j] = 0.0, d_c * f
+                dh[b, j] = 0.0 if kept else d_hs
+                dc[b, j] = d_c * f if kept else d_cs
         d_prev[:] = 0.0
         _product(dz[:, t], kernel_t, packed, d_prev)
         for b in range(batch):
@@ -324,7 +332,7 @@ def gru_backward(g, zr, hh, inner, h_prev, h_in, kernel_t, keep, recurrent_mask,
             for j in range(units):
                 d_y = g[b, t, j] + dy[b, j]
                 d_hs = g[b, t, units + j] + dh[b, j]
-                _pass_by(kept, zero_output, d_y, dy, b, j)
+                dy[b, j] = 0.0 if kept or zero_output else d_y  # what a masked step's output passes back
                 d = d_y + d_hs if kept else 0.0
                 z = zr[b, t, j]
                 c = hh[b, t, j]
@@ -396,7 +404,7 @@ def simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, d
             for j in range(units):
                 d_y = g[b, t, j] + dy[b, j]
                 d_hs = g[b, t, units + j] + dh[b, j]
-                _pass_by(kept, zero_output, d_y, dy, b, j)
+                dy[b, j] = 0.0 if kept or zero_output else d_y  # what a masked step's output passes back
                 hn = h_new[b, t, j]
                 dx[b, t, j] = (d_y + d_hs) * (1 - hn * hn) if kept else 0.0
                 dh[b, j] = 0.0 if kept else d_hs

@@ -168,13 +168,9 @@ def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_ma
     h_in = _recurrent_input(h_prev, recurrent_mask)
     z = _matmul_steps(h_in, recurrent_kernel)
     z += xw
-    gates = _sigmoid(z)
-    cand = np.tanh(z[..., 2 * u:3 * u])
-    tanh_c = np.tanh(gates[..., u:2 * u] * c_prev + gates[..., :u] * cand)
     dz = np.empty(z.shape, dt)
     dh0, dc0 = np.empty((batch, u), dt), np.empty((batch, u), dt)
-    kernels.lstm_backward(_plain(g, dt), _plain(gates, dt), _plain(cand, dt),
-                          _plain(tanh_c, dt), _plain(c_prev, dt),
+    kernels.lstm_backward(_plain(g, dt), _plain(z, dt), _plain(c_prev, dt),
                           _plain(recurrent_kernel.T, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), dz, dh0, dc0)

@@ -117,11 +117,8 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
     if cell == "lstm":
         c_prev = np.concatenate([c0[:, None], out[:, :-1, 2 * u:]], axis=1)
         z = xw + h_in @ kernel
-        gates = sigmoid(z)
-        cand = np.tanh(z[..., 2 * u:3 * u])
-        tanh_c = np.tanh(gates[..., u:2 * u] * c_prev + gates[..., :u] * cand)
         dz, d_c0 = np.empty_like(z), np.empty_like(c0)
-        args = [lay(a, how) for a in (g, gates, cand, tanh_c, c_prev, kernel_t, keep, rmask)]
+        args = [lay(a, how) for a in (g, z, c_prev, kernel_t, keep, rmask)]
         kernels.lstm_backward(*args, zero_output, dz, d_h0, d_c0)
         return dz, d_h0, d_c0
     if cell == "simple":
