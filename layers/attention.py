@@ -32,13 +32,6 @@ def _bool_mask(mask):
     return None if mask is None else cast(mask, "bool")
 
 
-def _mask_array(mask):
-    """A mask as a bool ndarray (dot_attention.py's Attention layers read theirs so)."""
-    if mask is None:
-        return None
-    return np.asarray(mask._value if isinstance(mask, Tensor) else mask).astype(bool)
-
-
 def _with_head_axis(mask):
     """A (B, Tq, Tv) mask (or one broadcasting to it) as (B, 1, Tq, Tv)."""
     shape = (1,) * (3 - len(mask.shape)) + tuple(mask.shape)

@@ -8,11 +8,12 @@ library. MultiHeadAttention is attention.py's."""
 import numpy as np
 
 from .. import nn as _nn
-from ..api.array_ops import expand_dims
+from ..api.array_ops import cast, expand_dims
 from ..linalg import matmul
-from ..math import add, multiply, reduce_sum, subtract, tanh
+from ..math import add, logical_and, logical_not, multiply, reduce_sum, subtract, tanh
 from ..core.tensor import Tensor
-from .attention import _mask_array
+from ..ops.math import const
+from .attention import _bool_mask
 from .base import Layer
 
 __all__ = ["Attention", "AdditiveAttention"]
@@ -123,30 +124,29 @@ class Attention(Layer):
         query, value = inputs[0], inputs[1]
         key = inputs[2] if len(inputs) > 2 else value
         self._check_shapes(query, value, key)
-        query_mask = _mask_array(mask[0]) if mask else None
-        value_mask = _mask_array(mask[1]) if mask else None
+        query_mask = _bool_mask(mask[0]) if mask else None
+        value_mask = _bool_mask(mask[1]) if mask else None
         scores = self._calculate_scores(query, key)
         allowed = self._score_mask(scores.shape, value_mask, use_causal_mask or self._causal)
-        if allowed is not None:
-            dtype = scores._value.dtype
-            big = 65504.0 if dtype == np.float16 else 1.0e9  # Keras's additive mask
-            scores = subtract(scores, Tensor((big * ~allowed).astype(dtype)))
+        if allowed is not None:  # Keras's additive mask, by ops (a traced step replays it)
+            big = 65504.0 if scores._value.dtype == np.float16 else 1.0e9
+            scores = subtract(scores, multiply(const(big, scores),
+                                               cast(logical_not(allowed), scores.dtype)))
         weights = _nn.softmax(scores, axis=-1)
         if training and self.dropout > 0:
             weights = _nn.dropout(weights, self.dropout, seed=self.seed)
         output = matmul(weights, value)
         if query_mask is not None:
             self._check_mask("query_mask", query_mask, tuple(query.shape[:2]))
-            output = multiply(output, Tensor(query_mask[..., None].astype(
-                output._value.dtype)))
+            output = multiply(output, cast(expand_dims(query_mask, -1), output.dtype))
         if return_attention_scores:
             return output, weights
         return output
 
     def _check_mask(self, what, mask, expected):
-        if mask.shape != expected:
+        if tuple(mask.shape) != expected:
             raise ValueError(f"Layer {self.name!r}: {what} must have shape {expected} (batch, "
-                             f"steps), received {mask.shape}.")
+                             f"steps), received {tuple(mask.shape)}.")
 
     def _score_mask(self, score_shape, value_mask, causal):
         """bool (B or 1, Tq, Tv): True where a query step may attend; None for all."""
@@ -154,17 +154,17 @@ class Attention(Layer):
         allowed = None
         if value_mask is not None:
             self._check_mask("value_mask", value_mask, (b, tv))
-            allowed = value_mask[:, None, :]
+            allowed = expand_dims(value_mask, 1)
         if causal:
-            lower = np.tril(np.ones((tq, tv), bool))[None]
-            allowed = lower if allowed is None else allowed & lower
+            lower = Tensor(np.tril(np.ones((tq, tv), bool))[None])
+            allowed = lower if allowed is None else logical_and(allowed, lower)
         return allowed
 
     def compute_mask(self, inputs, mask=None):
         self._validate_inputs(inputs, mask)
         if mask is None or mask[0] is None:
             return None
-        return Tensor(_mask_array(mask[0]))
+        return _bool_mask(mask[0])
 
     def compute_output_shape(self, input_shape):
         self._validate_inputs(input_shape)

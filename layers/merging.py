@@ -4,17 +4,23 @@ forms (`add([a, b])`, ...). Shapes are checked up front, naming the layer."""
 
 import numpy as np
 
-from ..api.array_ops import reshape, transpose
+from ..api.array_ops import (cast, concat, expand_dims, ones_like, reshape, transpose,
+                             zeros_like)
 from ..linalg import matmul
 from ..math import (add as _add, divide, maximum as _maximum, minimum as _minimum,
-                    multiply as _multiply, reduce_sum, sqrt, square, subtract as _subtract)
+                    logical_or, multiply as _multiply, reduce_any, reduce_sum, sqrt, square,
+                    subtract as _subtract)
 from ..core.tensor import Tensor
 from .base import Layer
-from ..api.array_ops import concat
 
 __all__ = ["Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
            "Dot", "add", "subtract", "multiply", "average", "maximum", "minimum",
            "concatenate", "dot"]
+
+
+def _bool(mask):
+    """A Keras mask as a bool tensor, by ops (a traced step replays them)."""
+    return cast(mask, "bool")
 
 
 def _shapes_text(shapes):
@@ -76,8 +82,10 @@ class _Merge(Layer):
         # input makes the output unmasked (Keras 2 took the AND of the masks given).
         if any(m is None for m in mask):
             return None
-        masks = [np.asarray(m._value if isinstance(m, Tensor) else m) for m in mask]
-        return Tensor(np.logical_or.reduce(np.broadcast_arrays(*masks)))
+        output_mask = _bool(mask[0])
+        for m in mask[1:]:
+            output_mask = logical_or(output_mask, _bool(m))
+        return output_mask
 
 
 class Add(_Merge):
@@ -189,16 +197,15 @@ class Concatenate(_Merge):
         if mask is None or not isinstance(mask, (list, tuple)) or all(m is None for m in mask):
             return None
         masks = []
-        for x, m in zip(inputs, mask):
-            shape = tuple(x.shape)
+        for x, m in zip(inputs, mask):  # Keras 3's ops: each mask to its input's rank
             if m is None:
-                masks.append(np.ones(shape, bool))
+                masks.append(ones_like(x, dtype="bool"))
             else:
-                m = np.asarray(m._value if isinstance(m, Tensor) else m)
-                if m.ndim < len(shape):
-                    m = np.broadcast_to(m[..., None], shape)
+                m = _bool(m)
+                if m.ndim < x.ndim:
+                    m = logical_or(expand_dims(m, -1), zeros_like(x, dtype="bool"))
                 masks.append(m)
-        return Tensor(np.any(np.concatenate(masks, axis=self.axis), axis=-1))
+        return reduce_any(concat(masks, axis=self.axis), axis=-1)
 
     def get_config(self):
         config = super().get_config()

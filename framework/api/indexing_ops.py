@@ -14,9 +14,10 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.string_values import refuse_strings
 from ..core.tensor import Tensor, as_tensor
+from ..ops import math as _m
 from ..ops import shape as _s
 from . import dispatch as _dispatch
-from .array_ops import _axis, _shape_tuple
+from .array_ops import _axis, _shape_tuple, cast as _cast
 
 __all__ = ["getitem", "slice", "strided_slice", "gather", "gather_nd", "boolean_mask", "one_hot",
            "unsorted_segment_sum", "dynamic_partition", "sort", "argsort", "searchsorted",
@@ -279,25 +280,43 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     Raises:
         InvalidArgumentError: for non-integer indices, a negative depth or a bad axis.
     """
-    idx = _check_int_indices(indices, "OneHot", attr="TI")._value
+    idx = _check_int_indices(indices, "OneHot", attr="TI")
     depth = int(depth)
     if depth < 0:
         raise InvalidArgumentError(f"depth must be non-negative, got: {depth} [Op:OneHot]")
     if dtype is not None:
         np_dtype = dtypes.as_dtype(dtype)._np
-    elif isinstance(on_value, Tensor) or isinstance(off_value, Tensor):
-        np_dtype = (on_value if isinstance(on_value, Tensor) else off_value)._value.dtype
+    elif on_value is not None or off_value is not None:  # TF: the given value's dtype
+        np_dtype = as_tensor(on_value if on_value is not None else off_value)._value.dtype
     else:
         np_dtype = _FLOAT32
+    rank = idx._value.ndim
     axis = -1 if axis is None else int(axis)
-    if not -1 <= axis <= idx.ndim:
-        raise InvalidArgumentError(f"Expected axis to be -1 or between [0, {idx.ndim}).  But "
+    if not -1 <= axis <= rank:
+        raise InvalidArgumentError(f"Expected axis to be -1 or between [0, {rank}).  But "
                                    f"received: {axis} [Op:OneHot]")
-    on = np.asarray(1 if on_value is None else np.asarray(on_value), np_dtype)
-    off = np.asarray(0 if off_value is None else np.asarray(off_value), np_dtype)
-    hot = idx[..., None] == np.arange(depth)
-    out = np.where(hot, on, off).astype(np_dtype)
-    return Tensor(np.moveaxis(out, -1, axis) if axis != -1 else out)
+    # Ops, not NumPy on the indices, so a traced step replays it: on_value where
+    # index >= k and k >= index, so an index that is none of 0..depth-1 (negative,
+    # too big) gives a row of off_value, as in TF.
+    column = _s.reshape(idx, shape=idx._value.shape + (1,))
+    positions = Tensor(np.arange(depth, dtype=idx._value.dtype))
+    on, off = _hot_value(on_value, 1, np_dtype), _hot_value(off_value, 0, np_dtype)
+    out = _m.select(_m._greater_equal(column, positions),
+                    _m.select(_m._greater_equal(positions, column), on, off), off)
+    if axis != -1 and axis != rank:
+        out = _s.transpose(out, perm=tuple(builtins.range(axis)) + (rank,) + tuple(
+            builtins.range(axis, rank)))
+    return out
+
+
+def _hot_value(value, default, np_dtype):
+    """one_hot's on/off value as a rank-0 tensor of `np_dtype`, cut from any tape
+    (TF's OneHot has no gradient)."""
+    if value is None:
+        return Tensor(np.asarray(default, np_dtype))
+    if isinstance(value, Tensor):
+        return _m.stop_gradient(_cast(value, np_dtype))
+    return Tensor(np.asarray(value, np_dtype))
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):

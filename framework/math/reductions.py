@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from ..core import dtypes
+from ..api.array_ops import cast as _cast
 from ..api.dispatch import composite_aware
 from ..core.args import normalize_axis
 from ..core.errors import InvalidArgumentError
@@ -17,6 +18,7 @@ from ..core.tensor import Tensor, as_tensor
 from ..ops import math as _m
 from ..ops import reduce as _r
 from ..ops import shape as _s
+from . import comparisons as _comparisons
 from ._checks import float_input
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
@@ -171,12 +173,16 @@ argmin = _index_reduction(np.argmin, "ArgMin")
 
 
 def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
-    """The number of nonzero entries over `axis`, as int64 (or `dtype`)."""
+    """The number of nonzero entries over `axis`, as int64 (or `dtype`).
+
+    Computed as TF does, not_equal to zero, cast to int64, summed, cast to `dtype`
+    (ops, so a traced step replays it); strings count the non-empty ones."""
     x = as_tensor(input)
     axes = normalize_axis(axis, x._value.ndim, "count_nonzero", x._value.shape)
-    counts = np.count_nonzero(x._value, axis=axes, keepdims=builtins.bool(keepdims))
-    return _cut("count_nonzero", (x,),
-                Tensor(np.asarray(counts).astype(dtypes.as_dtype(dtype)._np)))
+    zero = Tensor(np.asarray(b"" if x._value.dtype.kind == "O" else 0, x._value.dtype))
+    nonzero = _cast(_comparisons.not_equal(x, zero), dtypes.int64)
+    counts = _r.reduce_sum(nonzero, axis=axes, keepdims=builtins.bool(keepdims))
+    return _cast(counts, dtype)
 
 
 def _scan(op, tf_name):

@@ -62,9 +62,9 @@ def _pow_vjp_x(g, out, x, y):
 
 
 def _pow_vjp_y(g, out, x, y):
-    # TF: d/dy x**y = x**y * log(x), taken as 0 where x <= 0 (log is fed 1 there).
-    positive = x._value > 0
-    safe_x = add(multiply(x, mask_of(positive, x)), mask_of(~positive, x))
+    # TF: d/dy x**y = x**y * log(x), taken as 0 where x <= 0 (log is fed 1 there),
+    # picked by ops so that a traced backward replays the comparison.
+    safe_x = select(_greater(x, const(0, x)), x, const(1, x))
     return multiply(g, multiply(out, log(safe_x)))
 
 
@@ -130,7 +130,7 @@ pow = _binary("pow", operator.pow, _pow_vjp_x, _pow_vjp_y)
 # TF's gradient of FloorMod: (g, -g * floor(x / y)), the quotient held constant.
 floormod = _binary("floormod", np.mod,
                    lambda g, out, x, y: g,
-                   lambda g, out, x, y: multiply(g, Tensor(-np.floor_divide(x._value, y._value))))
+                   lambda g, out, x, y: multiply(g, negative(floordiv(x, y))))
 # Comparisons as ops without a gradient, for the VJPs that pick by one: a mask made
 # from the arrays in Python would be frozen into a traced backward pass.
 def _numeric(np_fn):

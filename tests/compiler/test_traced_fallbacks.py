@@ -253,3 +253,122 @@ def test_fit_with_binary_crossentropy_is_traced_and_equals_eager():
             histories.append(m.fit(x, y, batch_size=8, epochs=2, verbose=0,
                                    shuffle=False).history["loss"])
     assert histories[0] == histories[1]
+
+
+# -- tf.one_hot and tf.math.count_nonzero: ops, not NumPy on the indices ---------------
+_INDICES = np.array([[0, 2, 5, -1], [1, 1, 3, 0]], np.int32)  # 5, -1 and 3 (depth 3) are out
+
+
+def _one_hot_reference(indices, depth, on=1.0, off=0.0, axis=-1):
+    """TF's rule from its docs: on where index == k, else off (out-of-range rows all off)."""
+    out = np.where(indices[..., None] == np.arange(depth), on, off).astype(np.float32)
+    return np.moveaxis(out, -1, axis)
+
+
+ONE_HOT = {  # name -> (function of the indices, reference of the flipped indices)
+    "default": (lambda i: tf.one_hot(i, 3), lambda i: _one_hot_reference(i, 3)),
+    "on_off_values": (lambda i: tf.one_hot(i, 4, on_value=2.5, off_value=-1.0),
+                      lambda i: _one_hot_reference(i, 4, 2.5, -1.0)),
+    "axis_0": (lambda i: tf.one_hot(i, 3, axis=0), lambda i: _one_hot_reference(i, 3, axis=0)),
+    "axis_1": (lambda i: tf.one_hot(i, 6, axis=1), lambda i: _one_hot_reference(i, 6, axis=1)),
+    "depth_0": (lambda i: tf.one_hot(i, 0), lambda i: np.zeros((2, 4, 0), np.float32)),
+    "keras_ops": (lambda i: tf.keras.ops.one_hot(i, 3), lambda i: _one_hot_reference(i, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(ONE_HOT))
+def test_one_hot_traces_and_replays(name):
+    fn, reference = ONE_HOT[name]
+    replayed = _traced_matches_eager(fn, tf.constant(_INDICES))
+    np.testing.assert_array_equal(np.asarray(replayed), reference(np.flip(_INDICES, -1)))
+
+
+def test_one_hot_dtype_follows_on_value_as_tf():
+    """TF: without dtype, the dtype of on_value (or off_value) when one is given."""
+    out = tf.one_hot([1, 3], 3, on_value=5, off_value=-1)
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(np.asarray(out), [[-1, 5, -1], [-1, -1, -1]])
+    assert tf.one_hot([0], 2, off_value=tf.constant(0.5, tf.float64)).dtype == tf.float64
+
+
+def test_one_hot_has_no_gradient_for_its_values():
+    on = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.one_hot([0, 1], 3, on_value=on, off_value=0.0))
+    assert tape.gradient(y, on) is None  # TF's OneHot is not differentiable
+
+
+COUNT_NONZERO = {
+    "all": (lambda x: tf.math.count_nonzero(x), lambda x: np.int64(np.count_nonzero(x))),
+    "axis_keepdims_int32": (
+        lambda x: tf.math.count_nonzero(x, axis=1, keepdims=True, dtype=tf.int32),
+        lambda x: np.count_nonzero(x, axis=1, keepdims=True).astype(np.int32)),
+    "of_a_comparison": (lambda x: tf.math.count_nonzero(x > 1, axis=0),
+                        lambda x: np.count_nonzero(x > 1, axis=0).astype(np.int64)),
+}
+
+
+@pytest.mark.parametrize("name", list(COUNT_NONZERO))
+def test_count_nonzero_traces_and_replays(name):
+    fn, reference = COUNT_NONZERO[name]
+    x = np.where(_X > 0.3, _X, 0.0).astype(np.float32)
+    replayed = _traced_matches_eager(fn, tf.constant(x))
+    expected = reference(np.flip(x, -1))
+    assert np.asarray(replayed).dtype == expected.dtype
+    np.testing.assert_array_equal(np.asarray(replayed), expected)
+
+
+def test_count_nonzero_of_strings_counts_the_non_empty():
+    assert int(tf.math.count_nonzero(tf.constant([b"a", b"", b"c"]))) == 2
+
+
+# -- pow's and floormod's gradients: comparisons as ops -----------------------------
+def _gradients(fn):
+    def both(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch([x, y])
+            z = tf.reduce_sum(fn(x, y))
+        return tape.gradient(z, [x, y])
+    return both
+
+
+_BASES = np.array([[-2.0, 0.0, 0.5, 1.5], [3.0, -0.5, 2.0, 0.25]], np.float32)
+_POWERS = np.array([[2.0, 3.0, 1.5, -1.0], [0.5, 2.0, -2.0, 3.0]], np.float32)
+
+
+def test_pow_gradient_traces_and_replays_tf_values():
+    """d/dy x**y = x**y log x, and 0 where x <= 0 (TF's convention), on every call."""
+    dx, dy = _traced_matches_eager(_gradients(tf.pow), tf.constant(_BASES),
+                                   tf.constant(_POWERS))
+    x, y = np.flip(_BASES, -1).astype(np.float64), np.flip(_POWERS, -1).astype(np.float64)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(np.asarray(dy), np.where(x > 0, x ** y * np.log(np.where(
+            x > 0, x, 1)), 0), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(dx), y * x ** (y - 1), rtol=1e-6)
+
+
+def test_floormod_gradient_traces_and_replays_tf_values():
+    """TF's FloorMod gradient: (g, -g * floor(x / y))."""
+    x = np.array([[5.5, -3.25, 7.0], [-8.5, 2.5, 0.75]], np.float32)
+    y = np.array([[2.0, 1.5, -3.0], [3.0, -0.75, 0.5]], np.float32)
+    dx, dy = _traced_matches_eager(_gradients(tf.math.floormod), tf.constant(x), tf.constant(y))
+    np.testing.assert_array_equal(np.asarray(dx), np.ones_like(x))
+    fx, fy = np.flip(x, -1), np.flip(y, -1)
+    np.testing.assert_array_equal(np.asarray(dy), -np.floor(fx / fy))
+
+
+# Positive bases (finite differences of x**y need them) and mods away from the jumps.
+_GRAD_SHAPES = [((2, 3), (2, 3)), ((2, 1), (1, 3)), ((2, 3), ()), ((0, 3), (3,))]
+
+
+@pytest.mark.parametrize("shapes", _GRAD_SHAPES, ids=str)
+def test_pow_and_floormod_gradcheck_eager_and_traced(shapes):
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0.5, 2.0, shapes[0])
+    b = rng.uniform(0.5, 2.0, shapes[1])
+    for fn in (tf.pow, tf.function(tf.pow)):
+        gradcheck(fn, a, b, order=2)
+    x = np.floor(rng.uniform(-5, 5, shapes[0])) + 0.5  # x / 2.0 is never a whole number
+    y = np.full(shapes[1], 2.0)
+    for fn in (tf.math.floormod, tf.function(tf.math.floormod)):
+        gradcheck(fn, x, y, order=2)
