@@ -183,17 +183,19 @@ class BatchNormalization(_Affine):
                              count)
         return mean, subtract(mean_square, square(mean))
 
+    def _update_moving(self, moving, batch):
+        """moving * momentum + batch * (1 - momentum), by ops (a traced step replays
+        them; the assign is an effect), each product in its own dtype as Keras."""
+        m = self.momentum
+        decayed = multiply(moving, _scalar(m, moving))
+        new = multiply(reshape(batch, (-1,)), _scalar(1.0 - m, batch))
+        moving.assign(add(decayed, cast(new, moving.dtype)))
+
     def call(self, inputs, training=None, mask=None):
         if training and self.trainable:
             mean, variance = self._batch_moments(inputs, mask)
-            m = self.momentum
-            batch_mean = np.reshape(mean._value, -1)
-            batch_var = np.reshape(variance._value, -1)
-            self.moving_mean.assign((self.moving_mean._value * m + batch_mean * (1.0 - m))
-                                    .astype(self.moving_mean._value.dtype))
-            self.moving_variance.assign((self.moving_variance._value * m
-                                         + batch_var * (1.0 - m))
-                                        .astype(self.moving_variance._value.dtype))
+            self._update_moving(self.moving_mean, mean)
+            self._update_moving(self.moving_variance, variance)
         else:
             mean = reshape(cast(self.moving_mean, inputs.dtype), self._broadcast_shape)
             variance = reshape(cast(self.moving_variance, inputs.dtype), self._broadcast_shape)

@@ -372,3 +372,47 @@ def test_pow_and_floormod_gradcheck_eager_and_traced(shapes):
     y = np.full(shapes[1], 2.0)
     for fn in (tf.math.floormod, tf.function(tf.math.floormod)):
         gradcheck(fn, x, y, order=2)
+
+
+# -- BatchNormalization's moving statistics: ops and an assign, not NumPy ------------
+def _normalized_model(masked):
+    tf.keras.utils.set_random_seed(4)
+    L = tf.keras.layers
+    if masked:
+        return tf.keras.Sequential([tf.keras.Input((5,), dtype="int32"),
+                                    L.Embedding(6, 3, mask_zero=True),
+                                    L.BatchNormalization(momentum=0.9),
+                                    L.GlobalAveragePooling1D(), L.Dense(1)])
+    return tf.keras.Sequential([tf.keras.Input((4,)), L.Dense(3),
+                                L.BatchNormalization(momentum=0.9), L.Dense(1)])
+
+
+@pytest.mark.parametrize("masked", [False, True], ids=["dense", "masked_sequence"])
+def test_fit_with_batch_normalization_is_traced_and_equals_eager(masked):
+    """The histories and the moving statistics after fit equal run_eagerly=True's;
+    after one step from zeros and ones they are Keras's rule, moving * momentum +
+    batch moment * (1 - momentum), the moments of the Dense layer's output."""
+    rng = np.random.default_rng(5)
+    if masked:
+        x = rng.integers(0, 6, size=(16, 5))
+        x[:, 3:] = 0
+    else:
+        x = rng.normal(size=(16, 4)).astype(np.float32)
+    y = rng.normal(size=(16, 1)).astype(np.float32)
+    results = []
+    for eager in (False, True):
+        model = _normalized_model(masked)
+        features = np.asarray(model.layers[0](x)).astype(np.float64)
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse", run_eagerly=eager)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            history = model.fit(x, y, batch_size=16, epochs=1, verbose=0, shuffle=False)
+        norm = model.layers[1]
+        results.append((history.history["loss"], norm.moving_mean.numpy(),
+                        norm.moving_variance.numpy()))
+    assert results[0][0] == results[1][0]
+    for traced, eager in zip(results[0][1:], results[1][1:]):
+        assert traced.tobytes() == eager.tobytes()
+    if not masked:
+        np.testing.assert_allclose(results[0][1], 0.1 * features.mean(0), rtol=1e-5)
+        np.testing.assert_allclose(results[0][2], 0.9 + 0.1 * features.var(0), rtol=1e-5)
