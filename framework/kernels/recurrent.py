@@ -8,8 +8,7 @@ backward kernels recompute what they need of the forward from what the op
 hands them (the LSTM's from its pre-activations, the GRU's and SimpleRNN's
 from their gates, a few vectorised NumPy passes over all steps); the
 products over all steps (h_prev @ U, the recurrent kernel's gradient) stay
-one matmul each in the op. One thread: a
-step is 2k-8k values.
+one matmul each in the op. One thread: a step is 2k-8k values.
 
 Chosen by measurement on the project's 2-core Xeon (Intel family 6 model 167,
 AVX-512, loaded by other jobs), a step of W8's LSTM (batch 32, 64 units):
@@ -17,13 +16,18 @@ AVX-512, loaded by other jobs), a step of W8's LSTM (batch 32, 64 units):
   U packed once per sequence) ~18 us, against 70-86 us for a plain row loop
   LLVM vectorises (`_add_product`, kept for float64 and the tests). The
   LSTM forward kernel over 50 steps: 0.9-1.2 ms with the tile, 2.2-2.4 ms
-  with the row loop; the backward kernel 1.0-1.2 against 2.6-3.3 ms.
+  with the row loop; the backward kernel 1.0-1.2 against 2.6-3.3 ms (1.6
+  ms once it recomputes the gates itself, saving the op ~1-2 ms of NumPy).
 - The gates' 8,192 sigmoids: libm's scalar expf 100 us, NumPy's SIMD exp
   (outside the loop, one call per step) 35 us, a branch-free polynomial
   expf LLVM vectorises 3.9 us (12.7 us for 8,192 sigmoids and tanhs with
   `_exp32`'s reduction in float64, which fastmath cannot spoil). It needs
   error_model="numpy": Numba's default checks every division for a zero
-  divisor, a branch that keeps the loop scalar.
+  divisor, a branch that keeps the loop scalar. Numba compiles a callee
+  with its caller's fastmath flags: the 1.5 * 2**23 rounding trick of a
+  float32 reduction was reassociated away (exp(x) became 2**n), hence the
+  float64 reduction and a test that calls the activations from a
+  fastmath kernel's context.
 float64 keeps libm's exp and tanh (exact to the bits the gradchecks compare)."""
 
 # runtime.jit first: it imports numba and registers the kernels' cache locator.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from tapeflow.kernels import gemm
 from tapeflow.kernels import recurrent as kernels
-from tapeflow.runtime.jit import njit
+from tapeflow.runtime.jit import FASTMATH, njit
 
 RNG = np.random.default_rng(20)
 B, T, U = 3, 5, 4
@@ -174,14 +174,14 @@ def test_backward_float32_against_float64():
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
-@njit
+@njit(fastmath=FASTMATH, error_model="numpy")  # as the kernels call them: fastmath reaches callees
 def _activations(x, sig, tanh):
     for i in range(x.size):
         sig[i] = kernels._sigmoid(x[i])
         tanh[i] = kernels._tanh(x[i])
 
 
-@njit
+@njit(fastmath=FASTMATH, error_model="numpy")
 def _exp32(x, exp):
     for i in range(x.size):
         exp[i] = kernels._exp32(x[i])
