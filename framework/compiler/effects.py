@@ -1,7 +1,7 @@
 """effects.py lists the calls a trace records whole instead of op by op
 (tracing.py's profile hook finds them by their code): effects, which must run
 at every call of a traced function (Variable assigns, `tf.print`, `tf.random`
-draws, an optimizer's `apply`, a Keras metric's `update_state` and `result`), and public functions that compute on values
+draws, `tf.py_function`, an optimizer's `apply`, a Keras metric's `update_state` and `result`), and public functions that compute on values
 outside the ops (comparisons, argmax, tf.range, tf.cast), replayed with the
 call's tensors. Anything else may register with `register_effect`.
 """
@@ -13,6 +13,7 @@ import numpy as np
 from .. import random as _random
 from ..api import array_ops as _array_ops
 from ..api import printing as _printing
+from ..api import py_func as _py_func
 from ..core import dtypes as _dtypes
 from ..core.tensor import Tensor, Variable
 from ..math import comparisons as _comparisons
@@ -74,7 +75,9 @@ def _float_cast(args, kwargs, value):
         return True  # let the call run as it is; its own error or ops follow
 
 
-for _effect in (Variable.assign, Variable.assign_add, Variable.assign_sub, _printing.print_):
+# tf.py_function and tf.numpy_function run their Python function at every call, as TF's.
+for _effect in (Variable.assign, Variable.assign_add, Variable.assign_sub, _printing.print_,
+                _py_func.py_function, _py_func.numpy_function):
     register_effect(_effect)
 # Random draws: fresh values at every call, as TF's stateful random ops.
 for _fn in [getattr(_random, n) for n in ("normal", "uniform", "truncated_normal", "shuffle",

@@ -23,6 +23,12 @@ Where tapeflow differs from TF, and why:
   return, into tf.cond/tf.while_loop before tracing: one branch node
   (branches.py) or loop node (loops.py) each, so a 1000-step tf.range loop is
   traced once. The user's functions it calls are converted too, as in TF.
+- Running the first call is the trace, so a tensor leaked from it (stored in
+  a global) stays a usable eager tensor, and an op whose result is unused
+  still raises there (TF prunes it before running). A first trace that
+  created Variables runs the function again, as TF traces it twice: on values,
+  dry (stopped at its first effect), so only Variables created before any
+  assignment, tf.print or optimizer step raise TF's ValueError at once.
 - A Variable passed as an argument is keyed by identity (another Variable
   retraces); TF keys it by shape and dtype.
 - `get_concrete_function` with TensorSpecs traces at the first call, not at once.
@@ -38,17 +44,16 @@ import numpy as np
 
 from ..core import nest
 from ..core import record as _record
-from ..core.errors import InvalidArgumentError
 from ..debugging.numerics import check_numerics_enabled
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
 from ..ops.math import identity as _identity
 from ..runtime.settings import user_setting
 from . import signature as _sig
-from .autograph.conversion import converted_lazily
+from .autograph.conversion import converted_lazily, weakly_bound
 from .executor import run_tensors
 from .native import Tier
-from .tracing import Trace, current_trace, tracing
+from .tracing import Trace, current_trace, retrace_dry, tracing
 
 __all__ = ["ConcreteFunction", "Function", "function"]
 
@@ -125,6 +130,11 @@ class Function:
         """How many signatures were traced, as TF counts them."""
         return len(self._concrete)
 
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Each traced signature's parameters, output and captures, oldest first."""
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete
+                             if c._output_specs is not None)
+
     def __get__(self, instance, owner):
         """A method: one Function per instance, as TF's (its traces are its own)."""
         if instance is None:
@@ -134,10 +144,10 @@ class Function:
         except TypeError:
             bound = None
         if bound is None:
-            bound = Function(_weakly_bound(self._python_function, instance, owner),
+            bound = Function(weakly_bound(self._python_function, instance, owner),
                              self._input_signature, self._reduce_retracing, self._jit_compile,
                              name=self._name)
-            bound._traced_function = _weakly_bound(self._traced_function, instance, owner)
+            bound._traced_function = weakly_bound(self._traced_function, instance, owner)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -150,7 +160,7 @@ class Function:
     # -- calls -------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not kwargs and self._input_signature is None:
-            fast = self._fast.get(_fast_key(args))
+            fast = self._fast.get(_sig.fast_key(args))
             if fast is not None and not _run_eagerly() and current_trace() is None:
                 self._recent.append(False)
                 return fast[0]._run(fast[1], args)
@@ -167,33 +177,7 @@ class Function:
         return concrete._call_bound(values, key, cache_fast=not kwargs)
 
     def _bind(self, args, kwargs):
-        """Parameter names and values, defaults filled in, ndarrays as Tensors,
-        checked against input_signature."""
-        if self._parameters is None:
-            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
-            values = list(args) + [kwargs[k] for k in sorted(kwargs)]
-        else:
-            try:
-                bound = inspect.Signature(self._parameters.values()).bind(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(f"{self._name}(): {e}") from None
-            bound.apply_defaults()
-            names, values = list(bound.arguments), list(bound.arguments.values())
-        values = [nest.map_structure(_as_argument, v) for v in values]
-        if self._input_signature is not None:
-            if len(values) < len(self._input_signature):
-                raise TypeError(f"{self._name}: the input_signature has "
-                                f"{len(self._input_signature)} entries but only {len(values)} "
-                                "arguments were given.")
-            if len(args) > len(self._input_signature):
-                raise TypeError(f"{self._name}: called with {len(args)} positional arguments "
-                                f"but its input_signature has {len(self._input_signature)}.")
-            for i, spec in enumerate(self._input_signature):
-                flat_specs = nest.flatten(spec)
-                checked = _sig.check_signature(self._name, flat_specs, nest.flatten(values[i]))
-                values[i] = nest.pack_sequence_as(spec, checked) if nest.is_nested(
-                    spec) else checked[0]
-        return names, values
+        return _sig.bind(self._name, self._parameters, self._input_signature, args, kwargs)
 
     def _lookup(self, key):
         concrete = self._exact.get(key)
@@ -292,23 +276,64 @@ class ConcreteFunction:
     def function(self):
         return self._function
 
+    @property
+    def function_type(self):
+        """TF's FunctionType: str() `(a: TensorSpec(...)) -> TensorSpec(...)`."""
+        parameters = self._function._parameters or {}
+        graphs = [g for g in self._graphs.values() if g is not _EAGER]
+        return _sig.function_type(self._key, {n: p.kind for n, p in parameters.items()},
+                                  self._output_specs if self._graphs else _sig.UNTRACED,
+                                  graphs[-1].variables if graphs else [])
+
+    def pretty_printed_signature(self, verbose=True):  # noqa: FBT002 -- TF's signature
+        return repr(self.function_type) if verbose else str(self.function_type)
+
     def __repr__(self):
         args, kwargs = self.structured_input_signature
         return f"ConcreteFunction {self._function._name}{args + tuple(kwargs.items())}"
 
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    @property
+    def graph(self):
+        """The last graph traced for this signature (`as_graph_def()` lists its nodes);
+        ValueError before a TensorSpec signature's first call or when it runs eagerly."""
+        graphs = [g for g in self._graphs.values() if g is not _EAGER]
+        if not graphs:
+            why = "runs eagerly" if self._graphs else "is traced at its first call"
+            raise ValueError(f"ConcreteFunction {self._function._name} has no graph: it {why}.")
+        graphs[-1].input_names = _sig.tensor_names(self._key)
+        return graphs[-1]
+
+    @property
+    def inference_fn(self):
+        """TF's AtomicFunction: the graph called with the flat tensor arguments."""
+        return lambda *tensors: self._call_flat(tensors, TypeError(
+            f"{self._function._name}: inference_fn takes the "
+            f"{_sig.tensor_count(self._key)} tensor arguments only."))
+
+    def _call_flat(self, tensors, error):
+        """A call with the flat signature: the tensor arguments only, in order."""
+        if len(tensors) != _sig.tensor_count(self._key):
+            raise error
+        values = _sig.fill_key(self._key, [convert_to_tensor(t) for t in tensors])
+        key = _sig.call_key([n for n, _ in self._key], values)
+        if not _sig.matches(self._key, key):
+            raise error
+        return self._call_bound(values, key, cache_fast=False)
+
     def __call__(self, *args, **kwargs):
         function = self._function
-        names, values = function._bind(*self._with_frozen(args, kwargs))
+        try:
+            names, values = function._bind(*self._with_frozen(args, kwargs))
+        except TypeError as error:
+            if kwargs or _run_eagerly():
+                raise
+            return self._call_flat(args, error)  # TF's flat signature: the tensors only
         key = _sig.call_key(names, values)
         if not _sig.matches(self._key, key):
-            for (name, want), (_, got) in zip(self._key, key):
-                if not _sig.matches(((name, want),), ((name, got),)):
-                    error = InvalidArgumentError if want[0] == "T" and got[0] == "T" else TypeError
-                    raise error(f"ConcreteFunction {function._name}: argument {name!r} is a "
-                                f"{_sig._describe(got)}, but this function was traced for a "
-                                f"{_sig._describe(want)}.")
-            raise TypeError(f"ConcreteFunction {function._name}: the arguments do not match "
-                            "its signature.")
+            raise _sig.mismatch(f"ConcreteFunction {function._name}", self._key, key)
         if _run_eagerly():
             return function._python_function(*args, **kwargs)
         return self._call_bound(values, key, cache_fast=False)
@@ -335,7 +360,7 @@ class ConcreteFunction:
             if self._any_shape is None:
                 return self._trace(values, key, cache_fast)
             graph = self._graphs[key] = self._any_shape
-            fast_key = _fast_key(values) if cache_fast else None
+            fast_key = _sig.fast_key(values) if cache_fast else None
             if fast_key is not None:
                 self._function._fast[fast_key] = (self, graph)
         if graph is _EAGER:
@@ -373,6 +398,9 @@ class ConcreteFunction:
                 if type(leaf) is Tensor:
                     trace.add_input(leaf)
             raw = self._call_python(values)
+        if trace.created_variables:  # TF traces it again, refusing new Variables
+            retrace_dry(function._name, self._call_python,
+                        nest.map_structure(_fresh_unrecorded, values))
         outputs = self._outputs(trace, raw)
         result = nest.map_structure(_as_output, raw)
         if trace.problem is not None:
@@ -389,7 +417,7 @@ class ConcreteFunction:
             self._any_shape = graph
         if self._output_specs is None:
             self._output_specs = nest.map_structure(_spec_of, result)
-        fast_key = _fast_key(values) if cache_fast else None
+        fast_key = _sig.fast_key(values) if cache_fast else None
         if fast_key is not None:
             function._fast[fast_key] = (self, graph)
         return result
@@ -431,36 +459,6 @@ _COPY = object()
 
 def _value_of(value):
     return value._value if isinstance(value, Tensor) else value
-
-
-def _weakly_bound(function, instance, owner):
-    """`function` bound to `instance` without keeping it alive: the Function cached
-    for the instance (in a WeakKeyDictionary) must not hold its key."""
-    method = function.__get__(instance, owner)
-    try:
-        ref = weakref.ref(instance)
-    except TypeError:
-        return method
-
-    @functools.wraps(function)
-    def weak_method(*args, **kwargs):
-        return function(ref(), *args, **kwargs)
-
-    weak_method.__signature__ = inspect.signature(method)
-    weak_method.bound_method = lambda: function.__get__(ref(), owner)
-    return weak_method
-
-
-def _fast_key(args):
-    try:
-        key = tuple((a._value.shape, a._value.dtype) for a in args if type(a) is Tensor)
-    except AttributeError:
-        return None
-    return key if len(key) == len(args) else None
-
-
-def _as_argument(value):
-    return convert_to_tensor(value) if isinstance(value, np.ndarray) else value
 
 
 def _as_output(value):

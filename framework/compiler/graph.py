@@ -10,7 +10,7 @@ seen), from constants captured at trace time (`constants`), or by nodes.
 
 from ..core import nest
 
-__all__ = ["CALL", "OP", "Graph", "SlotRef"]
+__all__ = ["CALL", "OP", "Graph", "GraphDef", "NodeDef", "SlotRef"]
 
 OP = 0  # (OP, op, input_slots, attrs, out_slot, copy_views)
 # (CALL, function, fill_args, fill_kwargs, outputs, template): an effect, run whole;
@@ -72,6 +72,70 @@ class Graph:
         self.nodes = kept
         self.constants = [(s, v) for s, v in self.constants if s in live]
 
+    def as_graph_def(self):
+        """A GraphDef listing this graph's nodes, as TF's `graph.as_graph_def()`."""
+        names = getattr(self, "input_names", None) or [f"arg{i}" for i in range(len(self.inputs))]
+        return GraphDef(self, names)
+
     def op_count(self):
         return sum(1 for node in self.nodes if node[0] == OP)
 
+
+
+class NodeDef:
+    """One node of `GraphDef`: its name, op and the names of its inputs."""
+
+    __slots__ = ("input", "name", "op")
+
+    def __init__(self, name, op, inputs):
+        self.name, self.op, self.input = name, op, list(inputs)
+
+    def __str__(self):
+        inputs = "".join(f'  input: "{i}"\n' for i in self.input)
+        return f'node {{\n  name: "{self.name}"\n  op: "{self.op}"\n{inputs}}}\n'
+
+
+class GraphDef:
+    """What `ConcreteFunction.graph.as_graph_def()` gives: `node`, a NodeDef per
+    placeholder, constant, Variable read, node and output, named as TF names
+    them (the argument's name; `add`, `add_1`, ...; `Const`; `Identity`). It
+    describes tapeflow's graph, which holds the ops a trace kept (pruned), so
+    its nodes are not TF's GraphDef node for node."""
+
+    def __init__(self, graph, input_names):
+        self.node = []
+        self._names = {}
+        names = {}  # slot -> node name
+
+        def add(name, op, inputs):
+            count = self._names.get(name, 0)
+            self._names[name] = count + 1
+            node = NodeDef(name if count == 0 else f"{name}_{count}", op, inputs)
+            self.node.append(node)
+            return node.name
+
+        for slot, name in zip(graph.inputs, input_names):
+            names[slot] = add(name, "Placeholder", [])
+        for slot, _ in graph.constants:
+            names[slot] = add("Const", "Const", [])
+        for slot, variable in graph.variables:
+            names[slot] = add("ReadVariableOp", "ReadVariableOp", [])
+        for node in graph.nodes:
+            if node[0] == OP:
+                names[node[4]] = add(node[1].name, node[1].name, [names[s] for s in node[2]])
+                continue
+            if node[0] == CALL:
+                inputs = [leaf.slot for leaf in nest.flatten(node[5]) if type(leaf) is SlotRef]
+                op, outputs = getattr(node[1], "__name__", "call"), [s for _, s in node[4]]
+            else:
+                inputs, outputs = node[2], node[3]
+                op = "While" if node[0] == LOOP else "Case"
+            name = add(op, op, [names[s] for s in inputs if s in names])
+            for slot in outputs:
+                names[slot] = name
+        for slot in graph.outputs[1]:
+            if slot is not None:
+                add("Identity", "Identity", [names.get(slot, "")])
+
+    def __str__(self):
+        return "".join(str(node) for node in self.node)

@@ -6,24 +6,35 @@ relaxed shapes; and says what changed between two keys for the retrace
 warning. function.py decides what to do with a key.
 """
 
+import inspect
 import weakref
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, nest
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
 
 __all__ = [
+    "UNTRACED",
+    "as_argument",
+    "bind",
     "call_key",
     "check_signature",
     "describe_change",
+    "fast_key",
+    "fill_key",
+    "function_type",
     "is_general",
     "leaf_key",
     "matches",
+    "mismatch",
     "relax",
     "spec_of_key",
+    "tensor_count",
+    "tensor_names",
+    "trace_type_text",
 ]
 
 
@@ -200,3 +211,169 @@ def check_signature(name, specs, values, error=TypeError):
                         f"{what}, which the input_signature {spec} does not accept.")
         out.append(value)
     return out
+
+
+def trace_type_text(leaf):
+    """TF's text for one argument's trace type: a TensorSpec, `Literal[2]`,
+    `List[Literal[1], Literal[-1]]`, ... (what pretty_printed_signature shows)."""
+    kind = leaf[0]
+    if kind == "T":
+        return str(spec_of_key(leaf))
+    if kind == "P":
+        return f"Literal[{leaf[2]}]"
+    if kind in ("list", "tuple"):
+        name = "List" if kind == "list" else "Tuple"
+        return f"{name}[{', '.join(trace_type_text(v) for v in leaf[1])}]"
+    if kind == "dict":
+        return "Dict[" + ", ".join(f"[{k!r}, {trace_type_text(v)}]" for k, v in leaf[1]) + "]"
+    return leaf[1].label
+
+
+class FunctionType:
+    """A concrete function's signature as TF's FunctionType prints it: str() is
+    `(a: TensorSpec(...)) -> TensorSpec(...)`, repr() the verbose form
+    pretty_printed_signature gives (parameters, output, captured Variables)."""
+
+    def __init__(self, parameters, output, captures):
+        self.parameters = parameters  # [(name, kind name, type text)]
+        self.output = output  # the output's text
+        self.captures = captures  # [(id, type text)]
+
+    def __str__(self):
+        inside = ", ".join(f"{name}: {text}" for name, _, text in self.parameters)
+        return f"({inside}) -> {self.output}"
+
+    def __repr__(self):
+        lines = ["Input Parameters:"]
+        lines += [f"  {name} ({kind}): {text}" for name, kind, text in self.parameters]
+        lines += ["Output Type:", f"  {self.output}", "Captures:"]
+        lines += [f"  {ident}: {text}" for ident, text in self.captures] or ["  None"]
+        return "\n".join(lines)
+
+
+def function_type(key, kinds, outputs, variables):
+    """The FunctionType of a traced signature: its key, each parameter's kind
+    (inspect's, by name), the output specs (TensorSpecs in a structure) and the
+    Variables its graph reads (TF's captures; tensors captured by value are
+    constants in tapeflow's graph and not listed): `variables` as Graph.variables.
+    Where it differs from TF: the output specs are those of the first call's
+    result, so a signature with None dims shows that call's output shape (TF
+    infers the shape symbolically, with None where it may vary)."""
+    parameters = [(name, str(kinds.get(name, "POSITIONAL_OR_KEYWORD")), trace_type_text(leaf))
+                  for name, leaf in key]
+    captures = [(id(v), "TensorSpec(shape=(), dtype=tf.resource, name=None)")
+                for _, v in variables]
+    return FunctionType(parameters, _output_text(outputs), captures)
+
+
+UNTRACED = "Unknown (traced at its first call)"  # the output of a TensorSpec signature not yet called
+
+
+def _output_text(outputs):
+    if outputs is UNTRACED:
+        return outputs
+    if isinstance(outputs, (list, tuple)):
+        name = "List" if isinstance(outputs, list) else "Tuple"
+        return f"{name}[{', '.join(_output_text(o) for o in outputs)}]"
+    if isinstance(outputs, dict):
+        return "Dict[" + ", ".join(f"[{k!r}, {_output_text(v)}]"
+                                   for k, v in sorted(outputs.items())) + "]"
+    return str(outputs) if isinstance(outputs, TensorSpec) else f"Literal[{outputs}]"
+
+
+def fill_key(key, tensors):
+    """The arguments a key stands for, its tensor leaves taken from `tensors` in
+    order and its Python values those it was traced with (a concrete function
+    called with its flat signature: the tensors only, as TF allows)."""
+    tensors = iter(tensors)
+
+    def fill(leaf):
+        kind = leaf[0]
+        if kind == "T":
+            return next(tensors)
+        if kind in ("list", "tuple"):
+            items = [fill(v) for v in leaf[1]]
+            return items if kind == "list" else tuple(items)
+        if kind == "dict":
+            return {k: fill(v) for k, v in leaf[1]}
+        return leaf[2] if kind == "P" else leaf[1].ref()
+
+    return [fill(leaf) for _, leaf in key]
+
+
+def tensor_count(key):
+    """How many tensor leaves a key has (the length of its flat signature)."""
+    def count(leaf):
+        if leaf[0] == "T":
+            return 1
+        if leaf[0] in ("list", "tuple"):
+            return sum(count(v) for v in leaf[1])
+        return sum(count(v) for _, v in leaf[1]) if leaf[0] == "dict" else 0
+    return sum(count(leaf) for _, leaf in key)
+
+
+def tensor_names(key):
+    """The name of each tensor leaf, as TF names a graph's placeholders (`x`,
+    then `x_1`, ... for the leaves of a nested argument)."""
+    names = []
+    for name, leaf in key:
+        for i in range(tensor_count(((name, leaf),))):
+            names.append(name if i == 0 else f"{name}_{i}")
+    return names
+
+
+def fast_key(args):
+    """(shape, dtype) per positional argument when all are Tensors, else None:
+    the key of function.py's fast path."""
+    try:
+        key = tuple((a._value.shape, a._value.dtype) for a in args if type(a) is Tensor)
+    except AttributeError:
+        return None
+    return key if len(key) == len(args) else None
+
+
+def as_argument(value):
+    return convert_to_tensor(value) if isinstance(value, np.ndarray) else value
+
+
+def bind(name, parameters, input_signature, args, kwargs):
+    """A call's parameter names and values, defaults filled in, ndarrays as
+    Tensors, checked against input_signature (`parameters`: inspect's, or None).
+
+    Raises:
+        TypeError: for arguments the function or its input_signature refuses.
+    """
+    if parameters is None:
+        names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
+        values = list(args) + [kwargs[k] for k in sorted(kwargs)]
+    else:
+        try:
+            bound = inspect.Signature(parameters.values()).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{name}(): {e}") from None
+        bound.apply_defaults()
+        names, values = list(bound.arguments), list(bound.arguments.values())
+    values = [nest.map_structure(as_argument, v) for v in values]
+    if input_signature is not None:
+        if len(values) < len(input_signature):
+            raise TypeError(f"{name}: the input_signature has {len(input_signature)} entries "
+                            f"but only {len(values)} arguments were given.")
+        if len(args) > len(input_signature):
+            raise TypeError(f"{name}: called with {len(args)} positional arguments but its "
+                            f"input_signature has {len(input_signature)}.")
+        for i, spec in enumerate(input_signature):
+            checked = check_signature(name, nest.flatten(spec), nest.flatten(values[i]))
+            values[i] = nest.pack_sequence_as(spec, checked) if nest.is_nested(
+                spec) else checked[0]
+    return names, values
+
+
+def mismatch(what, general, key):
+    """The error for a call whose `key` does not match the signature `general`:
+    InvalidArgumentError for a tensor of another dtype or shape, else TypeError."""
+    for (name, want), (_, got) in zip(general, key):
+        if not matches(((name, want),), ((name, got),)):
+            error = InvalidArgumentError if want[0] == "T" and got[0] == "T" else TypeError
+            return error(f"{what}: argument {name!r} is a {_describe(got)}, but this "
+                         f"function was traced for a {_describe(want)}.")
+    return TypeError(f"{what}: the arguments do not match its signature.")

@@ -39,7 +39,7 @@ from .executor import filler
 from .graph import CALL, OP, Graph, SlotRef
 
 __all__ = ["VARIABLE_ERROR", "DryEffect", "Trace", "current_trace", "nested", "raw_value",
-           "resume_profile", "tracing", "untraceable", "untraced"]
+           "resume_profile", "retrace_dry", "tracing", "untraceable", "untraced"]
 
 VARIABLE_ERROR = ("tf.function only supports singleton tf.Variables created on the first call. "
                   "Make sure the tf.Variable is only created once or created outside "
@@ -273,10 +273,14 @@ def _guarded_value(self):
 
 def _checked_init(self, *args, **kwargs):
     trace = getattr(_local, "trace", None)
-    if trace is not None and not trace.effects:
+    if trace is not None:
+        # As TF, on a retrace even an effect may not create one (a second optimizer's
+        # slots); created_variables, which makes function.py retrace dry, counts only
+        # those made outside effects (an optimizer's first step creates its own).
         if not trace.may_create_variables:
             raise ValueError(VARIABLE_ERROR)
-        trace.created_variables.append(self)
+        if not trace.effects:
+            trace.created_variables.append(self)
     _plain_init(self, *args, **kwargs)
 
 
@@ -443,8 +447,8 @@ class nested:
 
     def __exit__(self, *exc):
         _local.trace = self.outer
-        if self.trace.problem is not None:
-            self.outer.untraceable(self.trace.problem)
+        if self.trace.problem is not None and self.outer.problem is None:
+            self.outer.problem = self.trace.problem  # (its site is in it already)
         self.outer.shape_dependent |= self.trace.shape_dependent
         self.outer.hide(self.trace)
         return False
@@ -467,3 +471,25 @@ class untraced:
             sys.setprofile(self.profile)
         _local.trace = self.outer
         return False
+
+
+def retrace_dry(name, call, values):
+    """TF traces a function whose first trace created Variables a second time,
+    refusing new ones; this runs `call(values)` so, dry (stopped at its first
+    effect, which the first trace ran already), and raises TF's ValueError for a
+    Variable the function creates at every call. Other errors are dropped: the
+    call itself succeeded, and its result stands."""
+    dry = Trace(name, may_create_variables=False, dry=True)
+    try:
+        with tracing(dry):
+            for leaf in nest.flatten(values):
+                if type(leaf) is Tensor:
+                    dry.add_input(leaf)
+            call(values)
+    except DryEffect:
+        pass
+    except ValueError as error:
+        if str(error) == VARIABLE_ERROR:
+            raise ValueError(VARIABLE_ERROR) from None
+    except Exception:  # noqa: BLE001, S110 -- see the docstring
+        pass

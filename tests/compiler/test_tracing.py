@@ -312,16 +312,67 @@ def test_retrace_warning_names_the_argument_and_shapes():
     assert f.experimental_get_tracing_count() == 5
 
 
-def test_variable_created_on_a_retrace_raises_tf_error():
+def test_variable_created_at_every_call_raises_tf_error_at_the_first_call():
+    # TF traces a function that created Variables a second time, refusing new ones.
     @tf.function
     def f(x):
         v = tf.Variable(1.0)
         return v + x
 
-    assert float(f(tf.constant(1.0))) == 2.0
-    assert float(f(tf.constant(2.0))) == 3.0  # replayed: the first call's Variable
     with pytest.raises(ValueError, match="singleton tf.Variables created on the first call"):
-        f(tf.constant([1.0, 2.0]))
+        f(tf.constant(1.0))
+
+
+def test_variable_created_once_is_kept_and_a_retrace_may_not_create_one():
+    class Count(tf.Module):
+        def __init__(self):
+            self.count = None
+
+        @tf.function
+        def __call__(self, x):
+            if self.count is None:
+                self.count = tf.Variable(0.0)
+            return self.count.assign_add(x)
+
+    c = Count()
+    assert float(c(tf.constant(1.0))) == 1.0
+    assert float(c(tf.constant(2.0))) == 3.0  # replayed: the first call's Variable
+    c.count = None
+    with pytest.raises(ValueError, match="singleton tf.Variables created on the first call"):
+        c(tf.constant([1.0, 2.0]))
+
+
+def test_a_second_optimizer_on_a_retrace_raises_tf_error():
+    # Its slots are created inside its apply (an effect): on a retrace, refused as in TF.
+    @tf.function
+    def step(w, optimizer):
+        with tf.GradientTape() as tape:
+            loss = tf.square(w)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+    w = tf.Variable(2.0)
+    step(w, tf.keras.optimizers.Adam(learning_rate=0.1))
+    with pytest.raises(ValueError, match="singleton tf.Variables created on the first call"):
+        step(w, tf.keras.optimizers.Adam(learning_rate=0.1))
+    np.testing.assert_allclose(w.numpy(), 1.9, rtol=1e-6)
+
+
+def test_first_call_retraced_dry_stops_at_its_first_effect():
+    calls = []
+
+    @tf.function
+    def f(x, v=[]):  # noqa: B006 -- the Variable is made once, then reused
+        calls.append(1)
+        if not v:
+            v.append(tf.Variable(0.0))
+        v[0].assign_add(x)
+        tf.print("after")
+        return v[0] * 2.0
+
+    assert float(f(tf.constant(1.0))) == 2.0
+    assert len(calls) == 2  # traced, then traced again dry (as TF), stopped at assign_add
+    assert float(f(tf.constant(1.0))) == 4.0  # the assign ran once per call
+    assert len(calls) == 2
 
 
 # -- what cannot be traced: eager with one warning, right values -----------------

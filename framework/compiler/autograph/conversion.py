@@ -21,6 +21,7 @@ import inspect
 import textwrap
 import types
 import warnings
+import weakref
 
 from ...api.array_ops import range as _tf_range
 from ...api.printing import print_ as _print
@@ -30,7 +31,7 @@ from . import operators
 from .transformer import transform_function
 
 __all__ = ["convert", "converted_call", "converted_lazily", "converted_source", "do_not_convert", "get_verbosity",
-           "set_verbosity"]
+           "set_verbosity", "weakly_bound"]
 
 _DO_NOT_CONVERT = "__ag_do_not_convert__"
 _CONVERTED = "__ag_converted__"
@@ -273,3 +274,22 @@ def _bind(func, code):
     converted.__wrapped__ = func
     setattr(converted, _CONVERTED, True)
     return converted
+
+
+def weakly_bound(function, instance, owner):
+    """`function` bound to `instance` without keeping it alive: the Function
+    (function.py) cached for the instance in a WeakKeyDictionary must not hold
+    its key."""
+    method = function.__get__(instance, owner)
+    try:
+        ref = weakref.ref(instance)
+    except TypeError:
+        return method
+
+    @functools.wraps(function)
+    def weak_method(*args, **kwargs):
+        return function(ref(), *args, **kwargs)
+
+    weak_method.__signature__ = inspect.signature(method)
+    weak_method.bound_method = lambda: function.__get__(ref(), owner)
+    return weak_method
