@@ -24,6 +24,7 @@ __all__ = [
     "DIFFERENTIABLE",
     "PURE",
     "VALUE_SHAPED",
+    "WHEN",
     "call_arguments",
     "effect_function",
     "is_effect",
@@ -38,9 +39,12 @@ VALUE_SHAPED = set()  # codes of whole calls whose result's shape depends on val
 # code of a pure whole call that may run ops a tape needs -> predicate(args, kwargs, value)
 # saying whether this call does (`value` reads a tensor's array without the trace noticing)
 DIFFERENTIABLE = {}
+# code of a pure whole call -> predicate(args, kwargs, value): recorded whole only when it
+# holds (the other calls' ops are recorded one by one)
+WHEN = {}
 
 
-def register_effect(function, pure=False, value_shaped=False, differentiable=False):
+def register_effect(function, pure=False, value_shaped=False, differentiable=False, when=None):
     """Make calls of `function` replay whole at every call of a traced function
     (with the call's tensors), instead of recording the ops inside. For calls
     that read values in Python: assignments, printing, random draws, optimizer
@@ -48,12 +52,16 @@ def register_effect(function, pure=False, value_shaped=False, differentiable=Fal
     (`pure`: recorded only when an argument is traced; `value_shaped`: the
     shape of the result depends on the values, so Python may not read it;
     `differentiable`: under a recording tape the call runs as it is, so that
-    the tape sees its ops). Returns `function` (usable as a decorator)."""
+    the tape sees its ops; `when`: a predicate of (args, kwargs, value) for the
+    calls that compute outside the ops, the others being recorded op by op).
+    Returns `function` (usable as a decorator)."""
     EFFECTS[function.__code__] = function
     if pure:
         PURE.add(function.__code__)
     if value_shaped:
         VALUE_SHAPED.add(function.__code__)
+    if when is not None:
+        WHEN[function.__code__] = when
     if differentiable:  # (tf.cast between floats is an op)
         DIFFERENTIABLE[function.__code__] = differentiable if callable(differentiable) \
             else _always
@@ -62,6 +70,15 @@ def register_effect(function, pure=False, value_shaped=False, differentiable=Fal
 
 def _always(args, kwargs, value):
     return True
+
+
+def _integer_input(args, kwargs, value):
+    """reduce_mean computes an integer tensor's mean in NumPy, a float's with ops."""
+    x = args[0] if args else kwargs.get("input_tensor")
+    try:
+        return (value(x) if isinstance(x, Tensor) else np.asarray(x)).dtype.kind in "iu"
+    except (TypeError, ValueError):
+        return False  # its own error follows
 
 
 def _float_cast(args, kwargs, value):
@@ -90,6 +107,7 @@ for _fn in [getattr(_comparisons, n) for n in _comparisons.__all__] + [
         _reductions.argmax, _reductions.argmin]:
     register_effect(_fn, pure=True)
 register_effect(_array_ops.range, pure=True, value_shaped=True)
+register_effect(_reductions.reduce_mean, pure=True, when=_integer_input)  # TF's truncated mean
 register_effect(_array_ops.cast, pure=True, differentiable=_float_cast)
 # A Conv2D layer's backward pass (conv + bias + activation) replays whole, so that its
 # first-order shortcuts run as they do eagerly (one kernel pass masking the gradient and

@@ -31,6 +31,7 @@ from .effects import (
     DIFFERENTIABLE,
     PURE,
     VALUE_SHAPED,
+    WHEN,
     call_arguments,
     effect_function,
     is_effect,
@@ -357,6 +358,8 @@ def _profile(frame, event, arg):
                     trace.dry_stopped = True
                     raise DryEffect(f"{code.co_qualname} in a branch not taken while tracing")
                 args, kwargs = call_arguments(code, frame.f_locals)
+                if code in WHEN and not WHEN[code](args, kwargs, raw_value):
+                    return
                 if code in PURE and (not any(
                         isinstance(t, Tensor) and trace.is_dynamic(t)
                         for t in nest.flatten([args, kwargs])) or (

@@ -3,6 +3,8 @@ FunctionType and pretty-printed signatures, its graph's nodes, its flat
 signature (the tensors only) and inference_fn; and the effects TF runs at every
 call that tapeflow records whole (tf.py_function)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,17 @@ def test_nested_untraceable_reason_names_the_site_once():
         np.testing.assert_allclose(f(tf.constant(2.0)).numpy(), 4.0)
     message = str(record[0].message)
     assert message.count("test_concrete_functions.py:") == 1, message
+
+
+def test_integer_reduce_mean_is_traced_and_replays_tf_truncated_mean():
+    @tf.function
+    def f(x):
+        return tf.reduce_mean(x * x), tf.reduce_mean(tf.cast(x, tf.float32))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback
+        assert [v.numpy() for v in f(tf.constant([1, 2, -4]))] == [7, -1 / 3]
+        ints, floats = f(tf.constant([3, 3, 4]))
+    assert ints.numpy() == 11 and ints.dtype == tf.int32
+    np.testing.assert_allclose(floats.numpy(), 10 / 3, rtol=1e-6)
+    assert f.experimental_get_tracing_count() == 1
