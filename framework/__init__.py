@@ -135,6 +135,8 @@ _LAZY = {
     "get_logger": ("api.introspection", "get_logger"),
     # issue 15: tf.lookup (static tables; FarmHash buckets as TF's)
     "lookup": "lookup",
+    # tf.types.experimental's tracing protocol and tf.init_scope (the tf.function guide)
+    "types": "compiler.tf_types",
 }
 
 

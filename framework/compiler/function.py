@@ -392,7 +392,7 @@ class ConcreteFunction:
         # New Tensor objects for the arguments: a closure over a tensor also passed
         # as an argument (or one tensor passed twice) must not read the placeholder.
         values = nest.map_structure(_fresh if _record.current_tapes() else _fresh_unrecorded,
-                                    values)
+                                    _sig.placeholders(self._key, values))  # (TraceTypes')
         with tracing(trace):
             for leaf in nest.flatten(values):
                 if type(leaf) is Tensor:

@@ -15,6 +15,7 @@ from ..core import dtypes, nest
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..core.tensor_spec import TensorSpec
+from .trace_type import PlaceholderContext, TraceType, TracingContext
 
 __all__ = [
     "UNTRACED",
@@ -30,6 +31,7 @@ __all__ = [
     "leaf_key",
     "matches",
     "mismatch",
+    "placeholders",
     "relax",
     "spec_of_key",
     "tensor_count",
@@ -68,6 +70,8 @@ def leaf_key(value):
     if isinstance(value, TensorSpec):
         shape = None if value.shape.rank is None else tuple(value.shape.as_list())
         return ("T", shape, np.dtype(value.dtype.as_numpy_dtype))
+    if hasattr(type(value), "__tf_tracing_type__"):
+        return ("X", _trace_type_of(value))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(leaf_key(v) for v in value))
     if isinstance(value, dict):
@@ -83,6 +87,29 @@ def leaf_key(value):
     return ("P", type(value), value)
 
 
+class _CallContext(TracingContext):
+    """What `__tf_tracing_type__(context)` is given."""
+
+
+def _trace_type_of(value):
+    """The TraceType `value.__tf_tracing_type__` gives, checked as TF checks it.
+
+    Raises:
+        TypeError: if it is not a TraceType, or is not hashable.
+    """
+    generated = value.__tf_tracing_type__(_CallContext())
+    if not isinstance(generated, TraceType):
+        raise TypeError(f"Expected an instance of TraceType for Tracing Protocol call to "
+                        f"{value!r} but got {generated!r}.")
+    try:
+        hash(generated)
+    except TypeError:
+        raise TypeError(f"The TraceType {type(generated).__name__} given by "
+                        f"{type(value).__name__}.__tf_tracing_type__ is not hashable: define "
+                        "__hash__ beside __eq__.") from None
+    return generated
+
+
 def call_key(names, values):
     """The key of a whole call: one (name, leaf key) per bound argument."""
     return tuple((name, leaf_key(value)) for name, value in zip(names, values))
@@ -95,6 +122,9 @@ def _relax_leaf(a, b):
     if a[0] == b[0] and a[0] in ("list", "tuple") and len(a[1]) == len(b[1]):
         parts = [_relax_leaf(x, y) for x, y in zip(a[1], b[1])]
         return None if None in parts else (a[0], tuple(parts))
+    if a[0] == "X" and b[0] == "X" and a != b:
+        common = a[1].most_specific_common_supertype([b[1]])
+        return None if common is None else ("X", common)
     return a if a == b else None
 
 
@@ -117,6 +147,8 @@ def _matches_leaf(general, leaf):
     if general[0] == leaf[0] and general[0] in ("list", "tuple"):
         return len(general[1]) == len(leaf[1]) and all(
             _matches_leaf(g, d) for g, d in zip(general[1], leaf[1]))
+    if general[0] == "X" and leaf[0] == "X":
+        return general[1] == leaf[1] or bool(leaf[1].is_subtype_of(general[1]))
     return general == leaf
 
 
@@ -134,6 +166,8 @@ def _describe(leaf):
         return leaf[1].label
     if leaf[0] == "P":
         return repr(leaf[2])
+    if leaf[0] == "X":
+        return repr(leaf[1])
     return f"{leaf[0]} of {len(leaf[1])}"
 
 
@@ -156,6 +190,8 @@ def describe_change(old, new):
 def _general_leaf(leaf):
     if leaf[0] == "T":
         return leaf[1] is None or None in leaf[1]
+    if leaf[0] == "X":  # a call's type may be a subtype of it (TF's dispatch)
+        return True
     if leaf[0] in ("list", "tuple"):
         return any(_general_leaf(v) for v in leaf[1])
     if leaf[0] == "dict":
@@ -179,6 +215,8 @@ def spec_of_key(leaf):
         return leaf[2]
     if kind == "O":
         return leaf[1].ref()
+    if kind == "X":
+        return leaf[1]
     if kind == "dict":
         return {k: spec_of_key(v) for k, v in leaf[1]}
     items = [spec_of_key(v) for v in leaf[1]]
@@ -226,7 +264,7 @@ def trace_type_text(leaf):
         return f"{name}[{', '.join(trace_type_text(v) for v in leaf[1])}]"
     if kind == "dict":
         return "Dict[" + ", ".join(f"[{k!r}, {trace_type_text(v)}]" for k, v in leaf[1]) + "]"
-    return leaf[1].label
+    return repr(leaf[1]) if kind == "X" else leaf[1].label
 
 
 class FunctionType:
@@ -296,9 +334,38 @@ def fill_key(key, tensors):
             return items if kind == "list" else tuple(items)
         if kind == "dict":
             return {k: fill(v) for k, v in leaf[1]}
+        if kind == "X":
+            return leaf[1].placeholder_value(PlaceholderContext())
         return leaf[2] if kind == "P" else leaf[1].ref()
 
     return [fill(leaf) for _, leaf in key]
+
+
+def placeholders(key, values):
+    """`values` with each argument that has a TraceType in `key` replaced by the
+    type's `placeholder_value`: what the function is traced with, as in TF."""
+    def fill(leaf, value):
+        kind = leaf[0]
+        if kind == "X":
+            return leaf[1].placeholder_value(PlaceholderContext())
+        if kind in ("list", "tuple") and isinstance(value, (list, tuple)) and len(value) == len(
+                leaf[1]) and _has_trace_type(leaf):
+            items = [fill(v, x) for v, x in zip(leaf[1], value)]
+            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+        if kind == "dict" and isinstance(value, dict) and _has_trace_type(leaf):
+            types = dict(leaf[1])
+            return type(value)({k: fill(types[k], v) for k, v in value.items()})
+        return value
+
+    return [fill(leaf, value) for (_, leaf), value in zip(key, values)]
+
+
+def _has_trace_type(leaf):
+    if leaf[0] == "X":
+        return True
+    if leaf[0] in ("list", "tuple"):
+        return any(_has_trace_type(v) for v in leaf[1])
+    return leaf[0] == "dict" and any(_has_trace_type(v) for _, v in leaf[1])
 
 
 def tensor_count(key):

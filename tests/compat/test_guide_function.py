@@ -264,11 +264,6 @@ def test_pass_tensors_instead_of_python_literals(capsys):
   assert _lines(captured.err) == ["Executing", "Executing"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "needs tf.types.experimental.TraceType and the `__tf_tracing_type__` protocol: tapeflow "
-    "has no tf.types namespace (the root namespace, framework/__init__.py, lists none); "
-    "without it every Fruit object is keyed by identity, as the first half of the section "
-    "shows"))
 def test_use_the_tracing_protocol():
   @tf.function
   def get_mixed_flavor(fruit_a, fruit_b):
