@@ -117,7 +117,10 @@ def _trace_branch(trace, fn, dry):
         trace.untraceable(f"{effect}: a branch not taken cannot run it while tracing")
         return None
     except Exception as error:
-        if not dry or isinstance(error, (BranchStructureError, BranchDtypeError)):
+        # A branch not taken that recurses without end is the function's own error,
+        # raised as in TF (which traces both branches), not a failure on its values.
+        if not dry or isinstance(error, (BranchStructureError, BranchDtypeError,
+                                         RecursionError)):
             raise
         trace.untraceable("a branch not taken failed on the values it was traced with")
         return None

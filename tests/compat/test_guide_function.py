@@ -706,11 +706,6 @@ def test_all_outputs_of_a_tf_function_must_be_return_values(capsys):
     external_object.field = a  # Bad - leaks tensor
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tapeflow traces both branches of the converted `if n > 0` on values: the branch not "
-    "taken recurses without end, and framework/compiler/branches.py catches its "
-    "RecursionError as 'a branch not taken failed', so the signature runs eagerly and "
-    "returns 1 where TF raises the maximum recursion error (issue 18)"))
 def test_recursive_tf_functions_are_not_supported(capsys):
   @tf.function
   def recursive_fn(n):

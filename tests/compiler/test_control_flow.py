@@ -345,3 +345,42 @@ def test_loop_in_a_branch_not_taken_runs_eagerly_without_running_it():
     assert float(v) == 0.0
     assert float(f(tf.constant(-1.0))) == 3.0
     assert float(v) == 3.0
+
+
+@tf.function
+def _module_level_countdown(n):
+    if n > 0:
+        return _module_level_countdown(n - 1)
+    return n
+
+
+def test_endless_recursion_in_a_branch_not_taken_raises_as_in_tf():
+    # TF's guide: the branch not taken recurses without end while tracing, and TF
+    # raises the maximum recursion error (it is not a failure on the values).
+    @tf.function
+    def recursive_fn(n):
+        if n > 0:
+            return recursive_fn(n - 1)
+        else:
+            return 1
+
+    with pytest.raises(RecursionError):
+        recursive_fn(tf.constant(5))
+    with pytest.raises(RecursionError):  # a module-level function: its own name is a global
+        _module_level_countdown(tf.constant(2))
+    assert _module_level_countdown(3) == 0  # Python ints: traced once per value, no branch
+    assert tf.autograph.to_code(_module_level_countdown.python_function).startswith(
+        "def _module_level_countdown(")
+
+
+def test_a_branch_not_taken_failing_on_its_values_still_runs_eagerly():
+    @tf.function
+    def f(x, i):
+        if x > 0:
+            return x
+        return tf.gather(x[None], i)  # index 3 is out of range for the taken x > 0
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert f(tf.constant(2.0), tf.constant(3)).numpy() == 2.0
+    assert any("branch not taken failed" in str(w.message) for w in caught)

@@ -173,6 +173,9 @@ def _compile(func):
     return entry
 
 
+_CONVERTED_NAME = "ag__converted"
+
+
 def _compile_code(func, code):
     # The code's own source: getsource(func) would follow __wrapped__ to another.
     source = textwrap.dedent(inspect.getsource(code))
@@ -184,6 +187,10 @@ def _compile_code(func, code):
     node.decorator_list = []
     ast.increment_lineno(node, code.co_firstlineno - 1)  # the source starts at that line
     transform_function(node, global_names=())
+    # Renamed, so that the function's own name in its body stays what it was (a
+    # global, a closure's cell), not the factory's local (a module-level
+    # function calling itself); _user_names gives its code the user's name back.
+    node.name = _CONVERTED_NAME
     free = list(code.co_freevars)
     factory = ast.FunctionDef(
         name="ag__factory", args=ast.arguments(
@@ -204,6 +211,7 @@ def _compile_code(func, code):
     factory_function = namespace[owner].ag__factory if owner else namespace["ag__factory"]
     inner = next(c for c in factory_function.__code__.co_consts
                  if isinstance(c, types.CodeType) and c.co_name == node.name)
+    node.name = code.co_name  # (to_code shows the user's name)
     return _user_names(inner, code.co_name, code.co_qualname), ast.unparse(node)
 
 
