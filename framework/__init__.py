@@ -137,6 +137,7 @@ _LAZY = {
     "lookup": "lookup",
     # tf.types.experimental's tracing protocol and tf.init_scope (the tf.function guide)
     "types": "compiler.tf_types",
+    "init_scope": ("compiler.init_scope", "init_scope"),
 }
 
 

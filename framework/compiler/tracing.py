@@ -56,8 +56,9 @@ _previous_call = None
 
 
 def current_trace():
-    """The trace the calling thread is recording, or None."""
-    return getattr(_local, "trace", None)
+    """The trace the calling thread is recording, or None (also under tf.init_scope)."""
+    trace = getattr(_local, "trace", None)
+    return None if trace is None or getattr(trace, "lifted", False) else trace
 
 
 def untraceable(why):
@@ -292,9 +293,6 @@ def _code(fn):
     return getattr(fn, "__code__", None) or fn.fget.__code__
 
 
-# Code that reads a traced value for its shape, dtype or text only. The text
-# (repr/str/print inside a traced function) is a trace-time side effect, as
-# Python's print is in TF; the others are fixed for a signature.
 # Code that reads a traced value for an op, a record's dtype or for text. The
 # text (repr/str/print inside a traced function) is a trace-time side effect,
 # as Python's print is in TF.
@@ -388,8 +386,8 @@ class tracing:
 
     def __enter__(self):
         global _active, _previous_call
-        self.outer = getattr(_local, "trace", None)
-        if self.outer is not None:
+        self.outer = getattr(_local, "trace", None)  # (None, or init_scope's stand-in)
+        if current_trace() is not None:
             raise RuntimeError("tracing: a trace is already recording in this thread")
         with _swap_lock:
             if _active == 0:
@@ -412,7 +410,7 @@ class tracing:
             sys.setprofile(None)
         else:
             self.trace.untraceable("a profiler is active, so effects cannot be recorded")
-        _local.trace = None
+        _local.trace = self.outer
         with _swap_lock:
             _active -= 1
             _record.tracing.remove(self.trace)
@@ -421,7 +419,6 @@ class tracing:
                 Tensor._value = _slot
                 Variable.__init__ = _plain_init
         return False
-
 
 
 class DryEffect(BaseException):
@@ -459,11 +456,15 @@ class nested:
 
 class untraced:
     """`with untraced():` runs ops in the tracing thread without recording them
-    (a traced loop's later iterations, run by the executor while tracing)."""
+    (a traced loop's later iterations, run by the executor while tracing);
+    `untraced(lift)` puts `lift(trace)` in the trace's place (tf.init_scope's)."""
+
+    def __init__(self, lift=None):
+        self.lift = lift
 
     def __enter__(self):
         self.outer = getattr(_local, "trace", None)
-        _local.trace = None
+        _local.trace = None if self.lift is None or self.outer is None else self.lift(self.outer)
         profile = sys.getprofile()
         self.profile = profile if profile is _profile else None
         if self.profile is not None:

@@ -589,10 +589,6 @@ def test_changing_python_global_and_free_variables(capsys):
   assert _lines(capsys.readouterr().out) == ["1", "2", "3"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "needs tf.init_scope, which tapeflow does not have: it is a root-namespace name "
-    "(framework/__init__.py) and would lift the assignment out of the trace, which "
-    "tapeflow's tracer (framework/compiler/tracing.py) has no notion of"))
 def test_changing_python_globals_with_init_scope(capsys):
   class Model(tf.Module):
     def __init__(self):
