@@ -172,19 +172,29 @@ def _describe(leaf):
 
 
 def describe_change(old, new):
-    """'argument 'x': shape (32, 10) -> (17, 10)': what differs between two keys."""
+    """"argument 'x': shape (32, 10) -> (17, 10)": what differs between two keys,
+    down to the leaf of a nested argument ("argument 'data'[1]: dtype int32 -> int64")."""
     if old is None:
         return ""
     for (name, a), (_, b) in zip(old, new):
-        if a == b:
-            continue
-        if a[0] == "T" and b[0] == "T" and a[2] == b[2]:
-            return f"argument {name!r}: shape {a[1]} -> {b[1]}"
-        if a[0] == "T" and b[0] == "T" and a[1] == b[1]:
-            return (f"argument {name!r}: dtype {dtypes.as_dtype(a[2]).name} -> "
-                    f"{dtypes.as_dtype(b[2]).name}")
-        return f"argument {name!r}: {_describe(a)} -> {_describe(b)}"
+        if a != b:
+            return _leaf_change(f"argument {name!r}", a, b)
     return "the number of arguments changed" if len(old) != len(new) else ""
+
+
+def _leaf_change(path, a, b):
+    if a[0] == "T" and b[0] == "T" and a[2] == b[2]:
+        return f"{path}: shape {a[1]} -> {b[1]}"
+    if a[0] == "T" and b[0] == "T" and a[1] == b[1]:
+        return f"{path}: dtype {dtypes.as_dtype(a[2]).name} -> {dtypes.as_dtype(b[2]).name}"
+    if a[0] == b[0] and a[0] in ("list", "tuple", "dict") and len(a[1]) == len(b[1]) and (
+            a[0] != "dict" or [k for k, _ in a[1]] == [k for k, _ in b[1]]):
+        for i, (x, y) in enumerate(zip(a[1], b[1])):
+            if x != y:
+                if a[0] == "dict":
+                    return _leaf_change(f"{path}[{x[0]!r}]", x[1], y[1])
+                return _leaf_change(f"{path}[{i}]", x, y)
+    return f"{path}: {_describe(a)} -> {_describe(b)}"
 
 
 def _general_leaf(leaf):

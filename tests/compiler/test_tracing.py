@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import tapeflow as tf
+from tapeflow.compiler import signature as sig
 from tapeflow.compiler import tracing
 from tapeflow.core.tensor import Tensor, Variable
 from tapeflow.ops.registry import Op
@@ -310,6 +311,35 @@ def test_retrace_warning_names_the_argument_and_shapes():
     with pytest.warns(UserWarning, match=r"argument 'x': shape \(4, 10\) -> \(5, 10\)"):
         f(tf.zeros([5, 10]))
     assert f.experimental_get_tracing_count() == 5
+
+
+def test_retrace_warning_names_the_leaf_that_changed_in_a_nested_argument():
+    # fit's train_step takes data = (x, y): the warning names data[1] and how it changed.
+    @tf.function
+    def train_step(data):
+        x, y = data
+        return tf.reduce_sum(x) + tf.cast(tf.reduce_sum(y), tf.float32)
+
+    for n in (128, 64, 48, 40):
+        train_step((tf.zeros([n, 3]), tf.zeros([n], tf.int32)))
+    with pytest.warns(UserWarning) as caught:
+        train_step((tf.zeros([32, 3]), tf.zeros([32], tf.int32)))
+    message = str(caught[0].message)
+    assert "The last retrace: argument 'data'[0]: shape (40, 3) -> (32, 3)." in message
+
+    @tf.function
+    def g(data):
+        return data["y"]
+
+    for i in range(4):
+        g({"x": tf.zeros([2]), "y": tf.zeros([i + 1], tf.int32)})
+    with pytest.warns(UserWarning, match=r"argument 'data'\['y'\]: dtype int32 -> int64"):
+        g({"x": tf.zeros([2]), "y": tf.zeros([4], tf.int64)})
+    assert sig.describe_change(sig.call_key(["d"], [(1, [tf.zeros([2])])]),
+                               sig.call_key(["d"], [(1, [tf.zeros([2]), 2])])) == \
+        "argument 'd'[1]: list of 1 -> list of 2"
+    assert sig.describe_change(sig.call_key(["d"], [(1, 2)]), sig.call_key(["d"], [(1, 3)])) \
+        == "argument 'd'[1]: 2 -> 3"
 
 
 def test_variable_created_at_every_call_raises_tf_error_at_the_first_call():
