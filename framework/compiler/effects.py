@@ -1,12 +1,15 @@
 """effects.py lists the calls a trace records whole instead of op by op
 (tracing.py's profile hook finds them by their code): effects, which must run
 at every call of a traced function (Variable assigns, `tf.print`, `tf.random`
-draws, `tf.py_function`, an optimizer's `apply`, a Keras metric's `update_state` and `result`), and public functions that compute on values
+draws, `tf.py_function`, an optimizer's `apply`, a Keras metric's `update_state` and `result`,
+`next()` and `get_next()` of a tf.data iterator made outside the trace), and
+public functions that compute on values
 outside the ops (comparisons, argmax, tf.range, tf.cast), replayed with the
 call's tensors. Anything else may register with `register_effect`.
 """
 
 import types
+import weakref
 
 import numpy as np
 
@@ -15,6 +18,7 @@ from ..api import array_ops as _array_ops
 from ..api import printing as _printing
 from ..api import py_func as _py_func
 from ..core import dtypes as _dtypes
+from ..core import nest
 from ..core.tensor import Tensor, Variable
 from ..math import comparisons as _comparisons
 from ..math import reductions as _reductions
@@ -120,12 +124,18 @@ _OPTIMIZER_APPLY = ("Optimizer.apply", "optimizer.py")
 # and result run whole at every call (a Metric subclass's, found by its base class).
 _METRIC_METHODS = frozenset({"update_state", "result"})
 _METRIC_BASE = ("Metric", "tapeflow.metrics.base")
+# A tf.data iterator's next element, matched by name too (loading tf.data costs ~90 ms):
+# one made outside the trace (an argument, a global) is read at every call, as TF's
+# iterator resource; one the traced Python makes (`for x in dataset`, unrolled) is not.
+_ITERATOR = ("Iterator", "data/base.py")
+_ITERATOR_READS = frozenset({"__next__", "get_next"})
+_made_while_tracing = weakref.WeakSet()  # iterators made by a traced function's Python
 
 
 def is_effect(code):
     """Whether calls of `code` may be recorded whole (then ask effect_function)."""
     return code in EFFECTS or code.co_qualname == _OPTIMIZER_APPLY[0] or \
-        code.co_name in _METRIC_METHODS
+        code.co_name in _METRIC_METHODS or code.co_qualname.startswith("Iterator.")
 
 
 def effect_function(code, frame):
@@ -138,10 +148,27 @@ def effect_function(code, frame):
     owner = frame.f_locals.get("self")
     if code.co_qualname == _OPTIMIZER_APPLY[0] and code.co_filename.endswith(_OPTIMIZER_APPLY[1]):
         return _method(owner, "apply", code)
+    if code.co_qualname.startswith("Iterator.") and code.co_filename.endswith(_ITERATOR[1]):
+        return _iterator_read(owner, code)
     if code.co_name in _METRIC_METHODS and any(
             (c.__name__, c.__module__) == _METRIC_BASE for c in type(owner).__mro__):
         return _method(owner, code.co_name, code)
     return None
+
+
+def _iterator_read(iterator, code):
+    """The iterator's read to record (None: not recorded). Its elements are taken
+    as value-shaped unless its element_spec is fully defined (a last partial
+    batch), so that Python reading their shape makes the function run eagerly."""
+    if code.co_name == "__init__":
+        _made_while_tracing.add(iterator)
+        return None
+    if code.co_name not in _ITERATOR_READS or iterator in _made_while_tracing:
+        return None
+    defined = all(getattr(s, "shape", None) is not None and s.shape.is_fully_defined()
+                  for s in nest.flatten(iterator.element_spec))
+    (VALUE_SHAPED.discard if defined else VALUE_SHAPED.add)(code)  # (asked right after)
+    return _method(iterator, code.co_name, code)
 
 
 def _method(owner, name, code):

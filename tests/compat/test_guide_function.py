@@ -611,11 +611,6 @@ def test_changing_python_globals_with_init_scope(capsys):
   assert _lines(capsys.readouterr().out) == ["1", "1", "1"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "needs next() of a tf.data iterator recorded as an effect of the trace: tapeflow's "
-    "Iterator.__next__ (framework/data/base.py) reads the next element in Python while "
-    "tracing, so the replays print 'Value: 1' again where TF prints 2 and 3; the buggy "
-    "Python-iterator half of the section passes"))
 def test_using_python_iterators_and_generators(capsys):
   @tf.function
   def buggy_consume_next(iterator):
