@@ -230,7 +230,15 @@ class Mean(Metric):
         self.count = self.add_variable(name="count")
 
     def update_state(self, values, sample_weight=None):
-        values, sample_weight = _samplewise(_array(values), sample_weight, np.mean, self.dtype)
+        values = np.asarray(_array(values), self.dtype)
+        if values.ndim == 0:  # fit's loss tracker at every step: a scalar weighted by the batch
+            weight = None if sample_weight is None else np.asarray(_array(sample_weight),
+                                                                   self.dtype)
+            if weight is None or weight.ndim == 0:  # _samplewise's values, without its passes
+                self.total.assign_add(values if weight is None else values * weight)
+                self.count.assign_add(np.ones((), self.dtype) if weight is None else weight)
+                return
+        values, sample_weight = _samplewise(values, sample_weight, np.mean, self.dtype)
         self.total.assign_add(np.asarray(np.sum(values), self.dtype))
         if sample_weight is not None:
             count = np.sum(sample_weight)

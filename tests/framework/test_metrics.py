@@ -78,6 +78,25 @@ def test_state_accumulates_over_batches():
     assert float(metrics.Mean()([2.0, 4.0])) == 3.0  # __call__ updates, then returns
 
 
+@pytest.mark.parametrize("value, weight", [
+    (0.1, None), (np.float64(0.1), 128), (tf.constant(2.7), tf.constant(3.0)),
+    (np.float32(-1.25), np.int64(7)), (0.3, 0.0), (np.nan, 2)])
+def test_a_scalar_mean_update_equals_the_samplewise_path(value, weight):
+    # fit's loss tracker takes the scalar fast path; the result must be the one an
+    # array of one value (the general path, through _samplewise) gives, bit for bit.
+    fast, general = metrics.Mean(), metrics.Mean()
+    for _ in range(3):
+        fast.update_state(value, sample_weight=weight)
+        value_1 = np.asarray(value._value if isinstance(value, tf.Tensor) else value)[None]
+        weight_1 = None if weight is None else np.asarray(
+            weight._value if isinstance(weight, tf.Tensor) else weight)[None]
+        general.update_state(value_1, sample_weight=weight_1)
+    for a, b in zip(fast.variables, general.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert a.numpy().dtype == np.float32
+    np.testing.assert_array_equal(fast.result().numpy(), general.result().numpy())
+
+
 def test_precision_recall_options():
     assert _value(metrics.Precision(top_k=2), [0, 0, 1, 1], [1, 1, 1, 1]) == 0.0
     assert _value(metrics.Precision(top_k=4), [0, 0, 1, 1], [1, 1, 1, 1]) == 0.5
