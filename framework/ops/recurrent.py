@@ -150,18 +150,21 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
     """Keras's LSTM over all steps: xw (B, T, 4U), recurrent_kernel (U, 4U),
     h0, c0 (B, U) -> (B, T, 3U): output, h, c per step."""
     from ..kernels import recurrent as kernels
+    from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 3 * u), dt)
-    kernels.lstm_forward(_plain(xw, dt), _plain(recurrent_kernel, dt), _plain(h0, dt),
-                         _plain(c0, dt), *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                         bool(zero_output_for_mask), out)
+    recurrent_threads.run(kernels.lstm_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
+                          _plain(h0, dt), _plain(c0, dt),
+                          *_masks(mask, recurrent_mask, batch, steps, u, dt),
+                          bool(zero_output_for_mask), out)
     return out
 
 
 def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
                    zero_output_for_mask=False):
     from ..kernels import recurrent as kernels
+    from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     h_prev, c_prev = _previous(h0, out[..., u:2 * u]), _previous(c0, out[..., 2 * u:])
@@ -170,8 +173,8 @@ def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_ma
     z += xw
     dz = np.empty(z.shape, dt)
     dh0, dc0 = np.empty((batch, u), dt), np.empty((batch, u), dt)
-    kernels.lstm_backward(_plain(g, dt), _plain(z, dt), _plain(c_prev, dt),
-                          _plain(recurrent_kernel.T, dt),
+    recurrent_threads.run(kernels.lstm_backward, _plain(g, dt), _plain(z, dt),
+                          _plain(c_prev, dt), _plain(recurrent_kernel.T, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), dz, dh0, dc0)
     return dz, _sum_steps(h_in, dz), dh0, dc0
@@ -186,19 +189,21 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
     recurrent_kernel (U, 3U), recurrent_bias (3U,) (used with reset_after only),
     h0 (B, U) -> (B, T, 2U): output, h per step."""
     from ..kernels import recurrent as kernels
+    from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 2 * u), dt)
-    kernels.gru_forward(_plain(xw, dt), _plain(recurrent_kernel, dt),
-                        _plain(recurrent_bias, dt), _plain(h0, dt),
-                        *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                        bool(zero_output_for_mask), bool(reset_after), out)
+    recurrent_threads.run(kernels.gru_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
+                          _plain(recurrent_bias, dt), _plain(h0, dt),
+                          *_masks(mask, recurrent_mask, batch, steps, u, dt),
+                          bool(zero_output_for_mask), bool(reset_after), out)
     return out
 
 
 def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
                   recurrent_mask=None, zero_output_for_mask=False, reset_after=True):
     from ..kernels import recurrent as kernels
+    from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     h_prev = _previous(h0, out[..., u:])
@@ -214,10 +219,11 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
         hh = np.tanh(xw[..., 2 * u:] + _matmul_steps(rh, recurrent_kernel[:, 2 * u:]))
     dx, d_inner = np.empty(xw.shape, dt), np.empty(xw.shape, dt)
     dh0 = np.empty((batch, u), dt)
-    kernels.gru_backward(_plain(g, dt), _plain(zr, dt), _plain(hh, dt), _plain(inner, dt),
-                         _plain(h_prev, dt), _plain(h_in, dt), _plain(recurrent_kernel.T, dt),
-                         *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                         bool(zero_output_for_mask), bool(reset_after), dx, d_inner, dh0)
+    recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(zr, dt), _plain(hh, dt),
+                          _plain(inner, dt), _plain(h_prev, dt), _plain(h_in, dt),
+                          _plain(recurrent_kernel.T, dt),
+                          *_masks(mask, recurrent_mask, batch, steps, u, dt),
+                          bool(zero_output_for_mask), bool(reset_after), dx, d_inner, dh0)
     if reset_after:
         d_bias = d_inner.sum(axis=(0, 1)).astype(recurrent_bias.dtype)
         return dx, _sum_steps(h_in, d_inner), d_bias, dh0
@@ -234,26 +240,30 @@ def simple_rnn_sequence(xw, recurrent_kernel, h0, mask=None, recurrent_mask=None
     """Keras's SimpleRNN (tanh) over all steps: xw (B, T, U), recurrent_kernel
     (U, U), h0 (B, U) -> (B, T, 2U): output, h per step."""
     from ..kernels import recurrent as kernels
+    from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 2 * u), dt)
-    kernels.simple_rnn_forward(_plain(xw, dt), _plain(recurrent_kernel, dt), _plain(h0, dt),
-                               *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                               bool(zero_output_for_mask), out)
+    recurrent_threads.run(kernels.simple_rnn_forward, _plain(xw, dt),
+                          _plain(recurrent_kernel, dt), _plain(h0, dt),
+                          *_masks(mask, recurrent_mask, batch, steps, u, dt),
+                          bool(zero_output_for_mask), out)
     return out
 
 
 def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_mask=None,
                          zero_output_for_mask=False):
     from ..kernels import recurrent as kernels
+    from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     h_in = _recurrent_input(_previous(h0, out[..., u:]), recurrent_mask)
     h_new = np.tanh(xw + _matmul_steps(h_in, recurrent_kernel))
     dx, dh0 = np.empty(h_new.shape, dt), np.empty((batch, u), dt)
-    kernels.simple_rnn_backward(_plain(g, dt), _plain(h_new, dt), _plain(recurrent_kernel.T, dt),
-                                *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                                bool(zero_output_for_mask), dx, dh0)
+    recurrent_threads.run(kernels.simple_rnn_backward, _plain(g, dt), _plain(h_new, dt),
+                          _plain(recurrent_kernel.T, dt),
+                          *_masks(mask, recurrent_mask, batch, steps, u, dt),
+                          bool(zero_output_for_mask), dx, dh0)
     return dx, _sum_steps(h_in, dx), dh0
 
 

@@ -1,0 +1,109 @@
+"""recurrent_threads.py: the recurrent kernels (recurrent.py) on all the kernel
+threads, the batch split between them. The rows of a batch are independent
+through time, so each thread runs a kernel's whole time loop on its slice of
+the batch: one fork and join per sequence, not one per step (a step's
+product, (32, 64) @ (64, 256), is ~20 us: too little to split).
+
+Slices start at multiples of gemm.ROWS, so that every row meets the code path
+of the product it meets in one call of the whole batch (a register tile, or
+the loop over the rows left over): the values are the same bits whatever the
+thread count. A batch too small for two slices runs in one call.
+"""
+
+from ..runtime.jit import FASTMATH, kernel_threads, prange, serial_and_parallel  # noqa: I001
+
+from . import gemm
+from . import recurrent as _k
+
+__all__ = ["rows_per_slice", "run"]
+
+
+def _lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out, rows):
+    batch = xw.shape[0]
+    for s in prange((batch + rows - 1) // rows):
+        lo, hi = s * rows, min(batch, (s + 1) * rows)
+        _k.lstm_forward(xw[lo:hi], kernel, h0[lo:hi], c0[lo:hi], keep[lo:hi],
+                        recurrent_mask[lo:hi], zero_output, out[lo:hi])
+
+
+def _lstm_backward(g, z, c_prev, kernel_t, keep, recurrent_mask, zero_output, dz, dh0, dc0,
+                   rows):
+    batch = g.shape[0]
+    for s in prange((batch + rows - 1) // rows):
+        lo, hi = s * rows, min(batch, (s + 1) * rows)
+        _k.lstm_backward(g[lo:hi], z[lo:hi], c_prev[lo:hi], kernel_t, keep[lo:hi],
+                         recurrent_mask[lo:hi], zero_output, dz[lo:hi], dh0[lo:hi], dc0[lo:hi])
+
+
+def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out,
+                 rows):
+    batch = xw.shape[0]
+    for s in prange((batch + rows - 1) // rows):
+        lo, hi = s * rows, min(batch, (s + 1) * rows)
+        _k.gru_forward(xw[lo:hi], kernel, bias, h0[lo:hi], keep[lo:hi], recurrent_mask[lo:hi],
+                       zero_output, reset_after, out[lo:hi])
+
+
+def _gru_backward(g, zr, hh, inner, h_prev, h_in, kernel_t, keep, recurrent_mask, zero_output,
+                  reset_after, dx, d_inner, dh0, rows):
+    batch = g.shape[0]
+    # `inner` is read with reset_after only; without it the op passes an empty array.
+    sliced_inner = inner.shape[0] == batch
+    for s in prange((batch + rows - 1) // rows):
+        lo, hi = s * rows, min(batch, (s + 1) * rows)
+        _k.gru_backward(g[lo:hi], zr[lo:hi], hh[lo:hi], inner[lo:hi] if sliced_inner else inner,
+                        h_prev[lo:hi], h_in[lo:hi], kernel_t, keep[lo:hi],
+                        recurrent_mask[lo:hi], zero_output, reset_after, dx[lo:hi],
+                        d_inner[lo:hi], dh0[lo:hi])
+
+
+def _simple_rnn_forward(xw, kernel, h0, keep, recurrent_mask, zero_output, out, rows):
+    batch = xw.shape[0]
+    for s in prange((batch + rows - 1) // rows):
+        lo, hi = s * rows, min(batch, (s + 1) * rows)
+        _k.simple_rnn_forward(xw[lo:hi], kernel, h0[lo:hi], keep[lo:hi], recurrent_mask[lo:hi],
+                              zero_output, out[lo:hi])
+
+
+def _simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, dx, dh0, rows):
+    batch = g.shape[0]
+    for s in prange((batch + rows - 1) // rows):
+        lo, hi = s * rows, min(batch, (s + 1) * rows)
+        _k.simple_rnn_backward(g[lo:hi], h_new[lo:hi], kernel_t, keep[lo:hi],
+                               recurrent_mask[lo:hi], zero_output, dx[lo:hi], dh0[lo:hi])
+
+
+def _on_all_threads(fn):
+    return serial_and_parallel(fn, fastmath=FASTMATH, error_model="numpy")[1]
+
+
+# kernel -> (its variant over slices of the batch on all threads, the positions of
+# the arguments whose leading axis is the batch)
+SLICED = {
+    _k.lstm_forward: (_on_all_threads(_lstm_forward), (0, 2, 3, 4, 5, 7)),
+    _k.lstm_backward: (_on_all_threads(_lstm_backward), (0, 1, 2, 4, 5, 7, 8, 9)),
+    _k.gru_forward: (_on_all_threads(_gru_forward), (0, 3, 4, 5, 8)),
+    _k.gru_backward: (_on_all_threads(_gru_backward), (0, 1, 2, 4, 5, 7, 8, 11, 12, 13)),
+    _k.simple_rnn_forward: (_on_all_threads(_simple_rnn_forward), (0, 2, 3, 4, 6)),
+    _k.simple_rnn_backward: (_on_all_threads(_simple_rnn_backward), (0, 1, 3, 4, 6, 7)),
+}
+
+
+def rows_per_slice(batch, threads):
+    """The rows each thread takes: an even share of the batch, rounded up to
+    whole register tiles of the product (gemm.ROWS)."""
+    share = -(-batch // max(1, threads))
+    return -(-share // gemm.ROWS) * gemm.ROWS
+
+
+def run(kernel, *args):
+    """`kernel(*args)` (one of recurrent.py's), its batch split over the kernel
+    threads (runtime/jit.kernel_threads: the cores, the user's intra-op setting,
+    the calibration's one-thread decision). A kernel without a sliced variant
+    (a test's spy standing in for one) runs in one call."""
+    sliced, batched = SLICED.get(kernel, (None, ()))
+    batch = args[0].shape[0]
+    rows = rows_per_slice(batch, kernel_threads())
+    if sliced is None or rows >= batch or any(args[i].shape[0] != batch for i in batched):
+        return kernel(*args)
+    return sliced(*args, rows)

@@ -1,0 +1,145 @@
+"""kernels/recurrent_threads.py: the recurrent kernels over slices of the batch
+on all threads give the one-call kernel's values bit for bit (float32, whose
+per-step product is gemm's register tile, and float64), for even and uneven
+slices, masks and recurrent dropout masks; `run` takes the sliced variant only
+when the batch fills two slices, and keeps one call for a batch it cannot cut.
+The kernels' values themselves are tested against NumPy in
+test_kernels_recurrent.py."""
+
+import numpy as np
+import pytest
+from tapeflow.kernels import gemm
+from tapeflow.kernels import recurrent as kernels
+from tapeflow.kernels import recurrent_threads as threads
+
+RNG = np.random.default_rng(21)
+T, U = 7, 16
+
+
+def _operands(name, batch, dtype, reset_after=True):
+    """(kernel, args, indices of the arrays it writes) with random values."""
+    def a(*shape, scale=1.0):
+        return (RNG.standard_normal(shape) * scale).astype(dtype)
+
+    keep = RNG.random((batch, T)) < 0.8
+    rmask = np.where(RNG.random((batch, U)) < 0.3, 0.0, 1 / 0.7).astype(dtype)
+    empty = np.zeros((0, 0, 0), dtype)
+    if name == "lstm_forward":
+        args = [a(batch, T, 4 * U), a(U, 4 * U, scale=0.4), a(batch, U), a(batch, U), keep,
+                rmask, False, np.empty((batch, T, 3 * U), dtype)]
+        return kernels.lstm_forward, args, (7,)
+    if name == "lstm_backward":
+        args = [a(batch, T, 3 * U), a(batch, T, 4 * U), a(batch, T, U), a(4 * U, U, scale=0.4),
+                keep, rmask, True, np.empty((batch, T, 4 * U), dtype), np.empty((batch, U), dtype),
+                np.empty((batch, U), dtype)]
+        return kernels.lstm_backward, args, (7, 8, 9)
+    if name == "gru_forward":
+        args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(batch, U), keep, rmask,
+                False, reset_after, np.empty((batch, T, 2 * U), dtype)]
+        return kernels.gru_forward, args, (8,)
+    if name == "gru_backward":
+        zr = (1 / (1 + np.exp(-a(batch, T, 2 * U)))).astype(dtype)
+        inner = a(batch, T, 3 * U) if reset_after else empty
+        args = [a(batch, T, 2 * U), zr, np.tanh(a(batch, T, U)), inner, a(batch, T, U),
+                a(batch, T, U), a(3 * U, U, scale=0.4), keep, rmask, True, reset_after,
+                np.empty((batch, T, 3 * U), dtype), np.empty((batch, T, 3 * U), dtype),
+                np.empty((batch, U), dtype)]
+        return kernels.gru_backward, args, (11, 12, 13)
+    if name == "simple_rnn_forward":
+        args = [a(batch, T, U), a(U, U, scale=0.4), a(batch, U), keep, rmask, False,
+                np.empty((batch, T, 2 * U), dtype)]
+        return kernels.simple_rnn_forward, args, (6,)
+    args = [a(batch, T, 2 * U), np.tanh(a(batch, T, U)), a(U, U, scale=0.4), keep, rmask, False,
+            np.empty((batch, T, U), dtype), np.empty((batch, U), dtype)]
+    return kernels.simple_rnn_backward, args, (6, 7)
+
+
+KERNELS = ["lstm_forward", "lstm_backward", "gru_forward", "gru_backward",
+           "simple_rnn_forward", "simple_rnn_backward"]
+
+
+def _written(args, outputs):
+    return [args[i].copy() for i in outputs]
+
+
+@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("batch", [20, 40])
+def test_slices_give_the_one_call_bits(name, dtype, batch):
+    kernel, args, outputs = _operands(name, batch, dtype)
+    kernel(*args)
+    whole = _written(args, outputs)
+    sliced = threads.SLICED[kernel][0]
+    for rows in sorted({gemm.ROWS, threads.rows_per_slice(batch, 2)}):
+        for i in outputs:
+            args[i][...] = np.nan  # every element must be written again
+        sliced(*args, rows)
+        for expected, got in zip(whole, _written(args, outputs)):
+            np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gru_without_reset_after_slices_alike(dtype):
+    for name in ("gru_forward", "gru_backward"):
+        kernel, args, outputs = _operands(name, 24, dtype, reset_after=False)
+        kernel(*args)
+        whole = _written(args, outputs)
+        threads.SLICED[kernel][0](*args, gemm.ROWS)
+        for expected, got in zip(whole, _written(args, outputs)):
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_rows_per_slice_are_whole_register_tiles():
+    assert threads.rows_per_slice(32, 2) == 16
+    assert threads.rows_per_slice(20, 2) == -(-10 // gemm.ROWS) * gemm.ROWS
+    assert threads.rows_per_slice(64, 64) == gemm.ROWS
+    assert threads.rows_per_slice(5, 1) % gemm.ROWS == 0 and threads.rows_per_slice(5, 1) >= 5
+    assert threads.rows_per_slice(7, 0) >= 7  # no threads reported: one slice
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Which variant `run` called: 'one call' or 'sliced', with the rows."""
+    seen = []
+    for kernel, (sliced, batched) in list(threads.SLICED.items()):
+        def spy(*args, _sliced=sliced):
+            seen.append(("sliced", args[-1]))
+            return _sliced(*args)
+        monkeypatch.setitem(threads.SLICED, kernel, (spy, batched))
+    return seen
+
+
+def test_run_slices_a_batch_that_fills_two(monkeypatch, calls):
+    monkeypatch.setattr(threads, "kernel_threads", lambda: 2)
+    kernel, args, outputs = _operands("lstm_forward", 4 * gemm.ROWS, np.float32)
+    threads.run(kernel, *args)
+    assert calls == [("sliced", 2 * gemm.ROWS)]
+    got = _written(args, outputs)
+    kernel(*args)
+    np.testing.assert_array_equal(got[0], args[outputs[0]])
+
+
+@pytest.mark.parametrize("batch, cores", [(gemm.ROWS, 2), (4 * gemm.ROWS, 1)])
+def test_run_keeps_one_call_when_it_cannot_cut(monkeypatch, calls, batch, cores):
+    monkeypatch.setattr(threads, "kernel_threads", lambda: cores)
+    kernel, args, _ = _operands("gru_forward", batch, np.float32)
+    threads.run(kernel, *args)
+    assert calls == []
+
+
+def test_run_keeps_one_call_for_an_operand_of_another_batch(monkeypatch, calls):
+    # A kernel whose batch-major operand has another leading size is not cut.
+    monkeypatch.setattr(threads, "kernel_threads", lambda: 2)
+    one_call = []
+
+    def kernel(*args):
+        one_call.append(args)
+
+    def sliced(*args):
+        calls.append(("sliced", args[-1]))
+    monkeypatch.setitem(threads.SLICED, kernel, (sliced, (0, 1)))
+    batch = 4 * gemm.ROWS
+    threads.run(kernel, np.zeros((batch, 3)), np.zeros((1, 3)), 0.5)
+    assert calls == [] and len(one_call) == 1
+    threads.run(kernel, np.zeros((batch, 3)), np.zeros((batch, 3)), 0.5)
+    assert calls == [("sliced", 2 * gemm.ROWS)] and len(one_call) == 1
