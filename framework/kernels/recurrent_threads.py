@@ -4,10 +4,13 @@ through time, so each thread runs a kernel's whole time loop on its slice of
 the batch: one fork and join per sequence, not one per step (a step's
 product, (32, 64) @ (64, 256), is ~20 us: too little to split).
 
-Slices start at multiples of gemm.ROWS, so that every row meets the code path
-of the product it meets in one call of the whole batch (a register tile, or
-the loop over the rows left over): the values are the same bits whatever the
-thread count. A batch too small for two slices runs in one call.
+A batch too small for two slices runs as one slice, through the same compiled
+code: a callee compiled into its caller may round differently (fastmath lets
+LLVM reassociate the product's sums), so the one-slice call never runs the
+kernel compiled alone. Slices start at multiples of gemm.ROWS, so that every
+row meets the same path of the product (a register tile, or the loop over
+the rows left over) in any slicing: the values are the same bits whatever the
+thread count.
 """
 
 from ..runtime.jit import FASTMATH, kernel_threads, prange, serial_and_parallel  # noqa: I001
@@ -73,19 +76,19 @@ def _simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, 
                                recurrent_mask[lo:hi], zero_output, dx[lo:hi], dh0[lo:hi])
 
 
-def _on_all_threads(fn):
-    return serial_and_parallel(fn, fastmath=FASTMATH, error_model="numpy")[1]
+def _pair(fn):
+    return serial_and_parallel(fn, fastmath=FASTMATH, error_model="numpy")
 
 
-# kernel -> (its variant over slices of the batch on all threads, the positions of
-# the arguments whose leading axis is the batch)
+# kernel -> ((its variant over slices of the batch on one thread, on all threads),
+# the positions of the arguments whose leading axis is the batch)
 SLICED = {
-    _k.lstm_forward: (_on_all_threads(_lstm_forward), (0, 2, 3, 4, 5, 7)),
-    _k.lstm_backward: (_on_all_threads(_lstm_backward), (0, 1, 2, 4, 5, 7, 8, 9)),
-    _k.gru_forward: (_on_all_threads(_gru_forward), (0, 3, 4, 5, 8)),
-    _k.gru_backward: (_on_all_threads(_gru_backward), (0, 1, 2, 4, 5, 7, 8, 11, 12, 13)),
-    _k.simple_rnn_forward: (_on_all_threads(_simple_rnn_forward), (0, 2, 3, 4, 6)),
-    _k.simple_rnn_backward: (_on_all_threads(_simple_rnn_backward), (0, 1, 3, 4, 6, 7)),
+    _k.lstm_forward: (_pair(_lstm_forward), (0, 2, 3, 4, 5, 7)),
+    _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 4, 5, 7, 8, 9)),
+    _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8)),
+    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 4, 5, 7, 8, 11, 12, 13)),
+    _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 2, 3, 4, 6)),
+    _k.simple_rnn_backward: (_pair(_simple_rnn_backward), (0, 1, 3, 4, 6, 7)),
 }
 
 
@@ -100,10 +103,13 @@ def run(kernel, *args):
     """`kernel(*args)` (one of recurrent.py's), its batch split over the kernel
     threads (runtime/jit.kernel_threads: the cores, the user's intra-op setting,
     the calibration's one-thread decision). A kernel without a sliced variant
-    (a test's spy standing in for one) runs in one call."""
-    sliced, batched = SLICED.get(kernel, (None, ()))
+    (a test's spy standing in for one), or whose batch-major operands differ in
+    their leading size, runs as it is."""
+    pair, batched = SLICED.get(kernel, (None, ()))
     batch = args[0].shape[0]
-    rows = rows_per_slice(batch, kernel_threads())
-    if sliced is None or rows >= batch or any(args[i].shape[0] != batch for i in batched):
+    if pair is None or any(args[i].shape[0] != batch for i in batched):
         return kernel(*args)
-    return sliced(*args, rows)
+    rows = rows_per_slice(batch, kernel_threads())
+    if rows >= batch:
+        return pair[0](*args, max(batch, 1))  # one slice, on this thread
+    return pair[1](*args, rows)

@@ -1,10 +1,10 @@
 """kernels/recurrent_threads.py: the recurrent kernels over slices of the batch
-on all threads give the one-call kernel's values bit for bit (float32, whose
-per-step product is gemm's register tile, and float64), for even and uneven
-slices, masks and recurrent dropout masks; `run` takes the sliced variant only
-when the batch fills two slices, and keeps one call for a batch it cannot cut.
-The kernels' values themselves are tested against NumPy in
-test_kernels_recurrent.py."""
+on all threads give the one-slice values bit for bit (float32, whose per-step
+product is gemm's register tile, and float64), for even and uneven slices,
+masks and recurrent dropout masks, and agree with the kernel called alone
+(whose compile may round the float64 product's sums otherwise); `run` takes
+all threads only when the batch fills two slices. The kernels' values
+themselves are tested against NumPy in test_kernels_recurrent.py."""
 
 import numpy as np
 import pytest
@@ -68,12 +68,17 @@ def _written(args, outputs):
 def test_slices_give_the_one_call_bits(name, dtype, batch):
     kernel, args, outputs = _operands(name, batch, dtype)
     kernel(*args)
+    alone = _written(args, outputs)
+    one_thread, all_threads = threads.SLICED[kernel][0]
+    one_thread(*args, batch)
     whole = _written(args, outputs)
-    sliced = threads.SLICED[kernel][0]
+    for expected, got in zip(alone, whole):
+        tol = (1e-12 if dtype == np.float64 else 1e-6) * np.max(np.abs(expected), initial=1.0)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=tol)
     for rows in sorted({gemm.ROWS, threads.rows_per_slice(batch, 2)}):
         for i in outputs:
             args[i][...] = np.nan  # every element must be written again
-        sliced(*args, rows)
+        all_threads(*args, rows)
         for expected, got in zip(whole, _written(args, outputs)):
             np.testing.assert_array_equal(got, expected)
 
@@ -82,9 +87,10 @@ def test_slices_give_the_one_call_bits(name, dtype, batch):
 def test_gru_without_reset_after_slices_alike(dtype):
     for name in ("gru_forward", "gru_backward"):
         kernel, args, outputs = _operands(name, 24, dtype, reset_after=False)
-        kernel(*args)
+        one_thread, all_threads = threads.SLICED[kernel][0]
+        one_thread(*args, 24)
         whole = _written(args, outputs)
-        threads.SLICED[kernel][0](*args, gemm.ROWS)
+        all_threads(*args, gemm.ROWS)
         for expected, got in zip(whole, _written(args, outputs)):
             np.testing.assert_array_equal(got, expected)
 
@@ -99,32 +105,36 @@ def test_rows_per_slice_are_whole_register_tiles():
 
 @pytest.fixture
 def calls(monkeypatch):
-    """Which variant `run` called: 'one call' or 'sliced', with the rows."""
+    """Which variant `run` called ('one thread' or 'all threads') with the rows."""
     seen = []
-    for kernel, (sliced, batched) in list(threads.SLICED.items()):
-        def spy(*args, _sliced=sliced):
-            seen.append(("sliced", args[-1]))
-            return _sliced(*args)
-        monkeypatch.setitem(threads.SLICED, kernel, (spy, batched))
+    for kernel, (pair, batched) in list(threads.SLICED.items()):
+        def spy(which, variant):
+            def call(*args):
+                seen.append((which, args[-1]))
+                return variant(*args)
+            return call
+        monkeypatch.setitem(threads.SLICED, kernel, (
+            (spy("one thread", pair[0]), spy("all threads", pair[1])), batched))
     return seen
 
 
 def test_run_slices_a_batch_that_fills_two(monkeypatch, calls):
     monkeypatch.setattr(threads, "kernel_threads", lambda: 2)
-    kernel, args, outputs = _operands("lstm_forward", 4 * gemm.ROWS, np.float32)
+    batch = 4 * gemm.ROWS
+    kernel, args, outputs = _operands("lstm_forward", batch, np.float32)
     threads.run(kernel, *args)
-    assert calls == [("sliced", 2 * gemm.ROWS)]
+    assert calls == [("all threads", 2 * gemm.ROWS)]
     got = _written(args, outputs)
-    kernel(*args)
+    threads.SLICED[kernel][0][0](*args, batch)
     np.testing.assert_array_equal(got[0], args[outputs[0]])
 
 
-@pytest.mark.parametrize("batch, cores", [(gemm.ROWS, 2), (4 * gemm.ROWS, 1)])
-def test_run_keeps_one_call_when_it_cannot_cut(monkeypatch, calls, batch, cores):
+@pytest.mark.parametrize("batch, cores", [(gemm.ROWS, 2), (4 * gemm.ROWS, 1), (0, 2)])
+def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores):
     monkeypatch.setattr(threads, "kernel_threads", lambda: cores)
     kernel, args, _ = _operands("gru_forward", batch, np.float32)
     threads.run(kernel, *args)
-    assert calls == []
+    assert calls == [("one thread", max(batch, 1))]
 
 
 def test_run_keeps_one_call_for_an_operand_of_another_batch(monkeypatch, calls):
@@ -135,11 +145,11 @@ def test_run_keeps_one_call_for_an_operand_of_another_batch(monkeypatch, calls):
     def kernel(*args):
         one_call.append(args)
 
-    def sliced(*args):
-        calls.append(("sliced", args[-1]))
-    monkeypatch.setitem(threads.SLICED, kernel, (sliced, (0, 1)))
+    def all_threads(*args):
+        calls.append(("all threads", args[-1]))
+    monkeypatch.setitem(threads.SLICED, kernel, ((None, all_threads), (0, 1)))
     batch = 4 * gemm.ROWS
     threads.run(kernel, np.zeros((batch, 3)), np.zeros((1, 3)), 0.5)
     assert calls == [] and len(one_call) == 1
     threads.run(kernel, np.zeros((batch, 3)), np.zeros((batch, 3)), 0.5)
-    assert calls == [("sliced", 2 * gemm.ROWS)] and len(one_call) == 1
+    assert calls == [("all threads", 2 * gemm.ROWS)] and len(one_call) == 1
