@@ -287,6 +287,7 @@ print(json.dumps({
     "layer": numba.threading_layer(),
     "libgomp": libgomp_settings(),
     "openblas": openblas_timeouts(blas_at_import),
+    "blas_spin": tf.config.experimental.get_kernel_choices()["decisions"]["blas_spin"],
 }))
 """
 
@@ -301,18 +302,22 @@ def test_get_process_settings_lists_each_setting_applied_with_its_values():
     if len(report["openblas"]) != 1:
         pytest.skip("needs NumPy on one pthreads OpenBLAS: the names below assume it")
     assert [s["name"] for s in report["settings"]] == _NAMES
+    pending = {s["name"]: s for s in report["pending"]}
     assert settings["malloc.M_MMAP_THRESHOLD"] == {
         "name": "malloc.M_MMAP_THRESHOLD", "value": 32 << 20, "before": None, "applied": True,
         "reason": "mallopt"}
     assert settings["malloc.M_TRIM_THRESHOLD"]["value"] == 256 << 20
-    assert settings["openblas.thread_timeout"]["value"] == 20
-    assert settings["openblas.thread_timeout"]["before"] == 28  # OpenBLAS's default
+    # 2**20 ticks at import; the first kernel applies the measured 'blas_spin' decision.
+    assert pending["openblas.thread_timeout"]["value"] == 20
+    spin = {"long": 20, "short": 10}[report["blas_spin"]]
+    assert settings["openblas.thread_timeout"]["value"] == spin
+    # what it replaced: OpenBLAS's default, or the import's 2**20 the decision shortened
+    assert settings["openblas.thread_timeout"]["before"] == (28 if spin == 20 else 20)
     assert settings["openblas.thread_timeout"]["applied"] is True
     assert settings["openmp.OMP_WAIT_POLICY"]["value"] == "PASSIVE"
     assert settings["openmp.GOMP_SPINCOUNT"]["value"] == "10000"
     assert all(s["applied"] for s in report["settings"]), report["settings"]
     # Before the first kernel, OpenMP's pair is pending.
-    pending = {s["name"]: s for s in report["pending"]}
     assert pending["openmp.GOMP_SPINCOUNT"]["applied"] is False
     assert pending["openmp.GOMP_SPINCOUNT"]["reason"].startswith("pending")
 
