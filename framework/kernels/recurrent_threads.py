@@ -50,11 +50,10 @@ def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_
 def _gru_backward(g, zr, hh, inner, h_prev, h_in, kernel_t, keep, recurrent_mask, zero_output,
                   reset_after, dx, d_inner, dh0, rows):
     batch = g.shape[0]
-    # `inner` is read with reset_after only; without it the op passes an empty array.
-    sliced_inner = inner.shape[0] == batch
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        _k.gru_backward(g[lo:hi], zr[lo:hi], hh[lo:hi], inner[lo:hi] if sliced_inner else inner,
+        # `inner` is read with reset_after only; without it the op passes an empty array.
+        _k.gru_backward(g[lo:hi], zr[lo:hi], hh[lo:hi], inner[lo:hi] if reset_after else inner,
                         h_prev[lo:hi], h_in[lo:hi], kernel_t, keep[lo:hi],
                         recurrent_mask[lo:hi], zero_output, reset_after, dx[lo:hi],
                         d_inner[lo:hi], dh0[lo:hi])
@@ -81,7 +80,8 @@ def _pair(fn):
 
 
 # kernel -> ((its variant over slices of the batch on one thread, on all threads),
-# the positions of the arguments whose leading axis is the batch)
+# the positions of the arguments whose leading axis is the batch; gru_backward's
+# `inner`, position 3, is one of them with reset_after, position 10)
 SLICED = {
     _k.lstm_forward: (_pair(_lstm_forward), (0, 2, 3, 4, 5, 7)),
     _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 4, 5, 7, 8, 9)),
@@ -102,14 +102,25 @@ def rows_per_slice(batch, threads):
 def run(kernel, *args):
     """`kernel(*args)` (one of recurrent.py's), its batch split over the kernel
     threads (runtime/jit.kernel_threads: the cores, the user's intra-op setting,
-    the calibration's one-thread decision). A kernel without a sliced variant
-    (a test's spy standing in for one), or whose batch-major operands differ in
-    their leading size, runs as it is."""
+    the calibration's one-thread decision), asked only for a batch that could
+    fill two slices. A kernel that is not in SLICED (a wrapper of one) runs as
+    it is.
+
+    Raises:
+        ValueError: if a batch-major operand's leading size is not the batch's
+            (the kernels check no bounds: they would read past its end).
+    """
     pair, batched = SLICED.get(kernel, (None, ()))
-    batch = args[0].shape[0]
-    if pair is None or any(args[i].shape[0] != batch for i in batched):
+    if pair is None:
         return kernel(*args)
-    rows = rows_per_slice(batch, kernel_threads())
+    batch = args[0].shape[0]
+    if kernel is _k.gru_backward and args[10]:
+        batched += (3,)
+    for i in batched:
+        if args[i].shape[0] != batch:
+            raise ValueError(f"{kernel.__name__}: argument {i} has shape {args[i].shape}, "
+                             f"whose leading axis should be the batch, {batch}")
+    rows = rows_per_slice(batch, kernel_threads()) if batch > gemm.ROWS else batch
     if rows >= batch:
         return pair[0](*args, max(batch, 1))  # one slice, on this thread
     return pair[1](*args, rows)

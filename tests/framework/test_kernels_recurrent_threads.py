@@ -137,19 +137,23 @@ def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores
     assert calls == [("one thread", max(batch, 1))]
 
 
-def test_run_keeps_one_call_for_an_operand_of_another_batch(monkeypatch, calls):
-    # A kernel whose batch-major operand has another leading size is not cut.
-    monkeypatch.setattr(threads, "kernel_threads", lambda: 2)
-    one_call = []
+@pytest.mark.parametrize("name, position", [
+    ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_backward", 5), ("gru_backward", 3),
+    ("simple_rnn_backward", 7)])
+def test_run_names_an_operand_of_another_batch(name, position):
+    # The kernels check no bounds: a (1, U) state for a batch of 32 would be read past its end.
+    kernel, args, _ = _operands(name, 4 * gemm.ROWS, np.float32)
+    args[position] = np.ascontiguousarray(args[position][:1])
+    with pytest.raises(ValueError, match=rf"{name}: argument {position} has shape "
+                                         rf"\(1, .*leading axis should be the batch, 32"):
+        threads.run(kernel, *args)
 
-    def kernel(*args):
-        one_call.append(args)
 
-    def all_threads(*args):
-        calls.append(("all threads", args[-1]))
-    monkeypatch.setitem(threads.SLICED, kernel, ((None, all_threads), (0, 1)))
-    batch = 4 * gemm.ROWS
-    threads.run(kernel, np.zeros((batch, 3)), np.zeros((1, 3)), 0.5)
-    assert calls == [] and len(one_call) == 1
-    threads.run(kernel, np.zeros((batch, 3)), np.zeros((batch, 3)), 0.5)
-    assert calls == [("all threads", 2 * gemm.ROWS)] and len(one_call) == 1
+def test_run_asks_no_thread_count_for_a_batch_it_cannot_cut(monkeypatch, calls):
+    # (a first predict of one sample must not start the calibration's thread measurements)
+    def no_threads():
+        raise AssertionError("kernel_threads() asked for a batch of one register tile")
+    monkeypatch.setattr(threads, "kernel_threads", no_threads)
+    kernel, args, _ = _operands("simple_rnn_forward", gemm.ROWS, np.float32)
+    threads.run(kernel, *args)
+    assert calls == [("one thread", gemm.ROWS)]
