@@ -291,24 +291,29 @@ def matmul(a, b):
 def _measure(repeats=5, budget=0.02, kernel=matmul):
     """('routes' decision, median seconds per class and candidate): each class's
     product through this kernel and through NumPy's BLAS, each followed by a
-    threaded BLAS product as in a step, taking turns, within `budget` seconds
-    per class after one warm-up round (~0.1 s in all on a quiet 2-core Xeon).
-    The product that follows charges this kernel what switching pools costs in
-    a step: BLAS's sleeping workers to wake after Numba's ran (on an AMD Zen 4,
-    W2 fit ran 360-385 steps/s with every product on BLAS and 295-325 with the
-    classes this kernel won by 7-43% alone, its (128, 10) @ (10, 256) among
-    them). `kernel` is bound here, so that a test replacing `matmul` does not
-    see (or change) the calibration's calls."""
+    threaded BLAS product as in a step, and that product alone after another
+    ('follow'), taking turns, within `budget` seconds per class after one
+    warm-up round (~0.3 s in all on a quiet 2-core Zen 4). A candidate's time is
+    its pair's less the median of 'follow', so the margin weighs the product
+    itself and what switching pools adds to the next one: waking BLAS's
+    workers after Numba's ran (on an AMD Zen 4, 250-300 us; there W2's fit ran
+    360-385 steps/s with every product on BLAS and 295-325 with the classes
+    this kernel won by 7-43% alone, its (128, 10) @ (10, 256) among them).
+    `kernel` is bound here, so that a test replacing `matmul` does not see (or
+    change) the calibration's calls."""
     rng = np.random.default_rng(0)
-    x, y = np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)  # ~0.1 ms, threaded
-    timings = {}
+    x, y = np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)  # threaded
+    timings, medians = {}, {}
     for cls, (m, k, n) in SHAPE_CLASSES.items():
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
-        timings[cls] = calibration.time_calls(
-            {"tapeflow": lambda: (kernel(a, b), x @ y), "blas": lambda: (a @ b, x @ y)},
-            repeats, budget=budget)
-    medians = {cls: {c: float(np.median(v)) for c, v in t.items()} for cls, t in timings.items()}
+        pairs = calibration.time_calls(
+            {"tapeflow": lambda: (kernel(a, b), x @ y), "blas": lambda: (a @ b, x @ y),
+             "follow": lambda: x @ y}, repeats, budget=budget)
+        follow = float(np.median(pairs.pop("follow")))
+        timings[cls] = {c: [max(t - follow, 1e-9) for t in v] for c, v in pairs.items()}
+        medians[cls] = {c: float(np.median(v)) for c, v in timings[cls].items()}
+        medians[cls]["follow"] = follow
     return routes(timings), medians
 
 

@@ -196,7 +196,10 @@ def _fake_timings(tapeflow_faster):
         cls = list(gemm.SHAPE_CLASSES)[len(calls)]
         calls.append(cls)
         fast = 0.001 if cls in tapeflow_faster else 0.003
-        return {"tapeflow": [fast] * repeats, "blas": [0.002] * repeats}
+        assert set(candidates) == {"tapeflow", "blas", "follow"}
+        # each product is timed with the BLAS product that follows it in a step
+        return {"tapeflow": [fast + 0.0005] * repeats, "blas": [0.0025] * repeats,
+                "follow": [0.0005] * repeats}
     return time_calls
 
 
@@ -272,7 +275,25 @@ def test_the_real_calibration_decides_every_class(cache):
     decided, medians = gemm._measure(repeats=1)
     assert set(decided) == set(medians) == set(gemm.SHAPE_CLASSES)
     assert set(decided.values()) <= {"tapeflow", "blas"}
+    assert all(set(v) == {"tapeflow", "blas", "follow"} for v in medians.values())
     assert all(t > 0 for v in medians.values() for t in v.values())
+
+
+def test_the_gemm_measurement_runs_each_class_through_the_kernel_given(monkeypatch):
+    shapes = []
+
+    def kernel(a, b):
+        shapes.append((a.shape[0], a.shape[1], b.shape[1]))
+        return a @ b
+
+    def time_calls(candidates, repeats, before=None, budget=None, clock=None):
+        candidates["tapeflow"]()
+        return {"tapeflow": [0.003], "blas": [0.003], "follow": [0.001]}
+    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    decided, medians = gemm._measure(kernel=kernel)
+    assert shapes == list(gemm.SHAPE_CLASSES.values())
+    assert set(decided.values()) == {"blas"}  # a tie keeps BLAS
+    assert medians["tall-large"] == {"tapeflow": 0.002, "blas": 0.002, "follow": 0.001}
 
 
 # --- results do not depend on the choice -----------------------------------
