@@ -250,7 +250,7 @@ def _measure_blas_spin(rounds=12, budget=0.1):
                 break
     finally:
         _spin_measuring.pop()
-        _set_blas_spin("long", why="set at import")
+        _set_blas_spin("long", why="put back after the 'blas_spin' measurement")
     calibration.spread(timings)
     # 'short' is the default 'long' must beat: it won wherever measured on a quiet
     # machine (Intel Xeon 2026-11-25: W2 fit 295 -> 390-409 steps/s; AMD Zen 4
