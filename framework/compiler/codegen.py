@@ -106,6 +106,7 @@ class _Emitter:
         self.per_call_reads = []  # the Variable each per-call scalar reads, or None
         self.assigned = set()  # ids of Variables the code writes
         self.scopes = []  # (graph, names, prefix) of the graphs being written, innermost last
+        self.locals = {}  # (prefix, slot) -> its local's name, numbered in order of writing
 
     # -- helpers the lowerings call ---------------------------------------------
     def line(self, text):
@@ -168,10 +169,20 @@ class _Emitter:
             return self.constant(value[()] if value.ndim == 0 else value)
         raise Unlowerable(f"an argument {type(leaf).__name__} that is not a tensor or number")
 
+    def local(self, prefix, slot):
+        """The local holding `slot` of the graph written under `prefix`: numbered in
+        the order the code writes them, not by slot, so that the same computation
+        traced at other slots (a layer called at each step of a loop) is the same
+        text, whose compiled module the disk cache then has already."""
+        name = self.locals.get((prefix, slot))
+        if name is None:
+            name = self.locals[(prefix, slot)] = f"{prefix}_{len(self.locals)}"
+        return name
+
     def bind(self, slot, expression, convert=False):
         graph, names, prefix = self.scopes[-1]
         dtype, shape = self.type_of(graph, slot)
-        name = f"{prefix}_{slot}"
+        name = self.local(prefix, slot)
         if shape == ():
             self.line(f"{name} = {self.ctor(dtype)}({expression})")
         elif convert:
@@ -218,8 +229,8 @@ class _Emitter:
         for slot, variable in graph.variables:
             name = self.variable(variable)
             if variable._value.ndim == 0:
-                names[slot] = f"{prefix}_{slot}"
-                self.line(f"{prefix}_{slot} = {name}[0]")
+                names[slot] = self.local(prefix, slot)
+                self.line(f"{names[slot]} = {name}[0]")
             else:
                 names[slot] = name
 

@@ -112,7 +112,8 @@ class Tier:
             self.source = codegen.generate(self.graph, probe)
         except Unlowerable as why:
             self.partial = segments.split(self.graph, probe, _Module, self._agree,
-                                          _compile_seconds.append)
+                                          _compile_seconds.append,
+                                          None if self.jit_compile else _segment_pays)
             self._give_up(f"it has {why}")
             if self.partial is None:
                 return values
@@ -173,6 +174,13 @@ class Tier:
                 "on the executor with compiled segments, not as one compiled function"
             warnings.warn(f"tapeflow.function: {self.function_name} was given jit_compile=True, "
                           f"but its graph runs {how}: {why}.", stacklevel=6)
+
+
+def _segment_pays(stem, elapsed):
+    """Whether replaying the segments of code `stem` (in any graph) has now cost
+    what compiling it is expected to (counted per source, as whole graphs are)."""
+    spent = _spent[stem] = _spent.get(stem, 0.0) + elapsed
+    return spent > _compile_estimate()
 
 
 def _compile_estimate():

@@ -56,18 +56,23 @@ def writes(node):
 class Segment:
     """One run of nodes as a Numba function; `graph` is the run as a graph of its own."""
 
-    __slots__ = ("agree", "compiled", "graph", "lock", "module", "on_compile", "out_slots",
-                 "reason", "source", "state")
+    __slots__ = ("agree", "compiled", "due", "graph", "lock", "module", "on_compile",
+                 "out_slots", "pays", "reason", "source", "state")
 
-    def __init__(self, graph, source, module, agree, on_compile):
+    def __init__(self, graph, source, module, agree, on_compile, pays=None):
         self.graph = graph
         self.source = source
         self.module = module
         self.agree = agree
         self.on_compile = on_compile
+        self.pays = pays
         self.out_slots = graph.outputs[1]
         self.compiled = self.reason = None
         self.state = _CHECK
+        # Code in the disk cache is checked at once; other code once replaying it has
+        # cost what compiling it would (`pays`): a ConvLSTM's step holds a dozen
+        # segments of 5-D arrays, 10 s or more each to compile cold.
+        self.due = pays is None or module.compiled_already()
         self.lock = threading.Lock()
 
     @property
@@ -86,6 +91,11 @@ class Segment:
             return [np.asarray(value, dtype) if scalar else value
                     for (_, dtype, scalar), value in zip(self.source.outputs, results)]
         if self.state is _CHECK:
+            if not self.due:
+                start = time.perf_counter()
+                outputs = self._replay(inputs)
+                self.due = self.pays(self.module.stem, time.perf_counter() - start)
+                return outputs  # (checked at the next call: an update must run once)
             with self.lock:
                 if self.state is _CHECK:
                     return self._check(inputs)
@@ -145,11 +155,13 @@ def arguments(source, arrays, variables):
     return args
 
 
-def split(graph, probe, module, agree, on_compile):
+def split(graph, probe, module, agree, on_compile, pays=None):
     """A copy of `graph` with each run of lowerable nodes as one SEGMENT node, or
     None when no run has MIN_NODES nodes. `module(source)` gives the file of a
     Source (native._Module), `agree(mine, theirs)` the check's comparison,
-    `on_compile(seconds)` is told each compile's time."""
+    `on_compile(seconds)` is told each compile's time, `pays(stem, seconds)` each
+    replay's of a segment whose code is not compiled yet, and says whether
+    compiling it pays now (None: compile at the first run, as jit_compile=True)."""
     nodes = graph.nodes
     last_read = {}
     for index, node in enumerate(nodes):
@@ -173,7 +185,7 @@ def split(graph, probe, module, agree, on_compile):
             source = codegen.generate(sub, _probe_for(sub, graph, probe), name="graph_function")
         except Unlowerable:
             continue  # nodes that lower alone but not together: replayed
-        segment = Segment(sub, source, module(source), agree, on_compile)
+        segment = Segment(sub, source, module(source), agree, on_compile, pays)
         segments[run[0]] = (run, segment)
     if not segments:
         return None

@@ -315,3 +315,38 @@ def test_a_second_process_finds_the_segments_in_the_disk_cache(tmp_path):
     # relu(x - 5) * 2 summed over rows, times the two columns of ones
     assert outputs[0] == ["False", "trusted", str(float(2 * 2 * sum(range(1, 7))))]
     assert outputs[1] == ["True", "trusted", outputs[0][2]]
+
+
+@pytest.mark.parametrize("estimate, final", [(0.0, "trusted"), (1e9, "check")])
+def test_without_jit_compile_a_segment_compiles_once_its_replays_cost_a_compile(
+        monkeypatch, estimate, final):
+    # A ConvLSTM step holds a dozen segments of 5-D arrays, 10 s or more each to
+    # compile cold: without jit_compile=True each is replayed until its replays have
+    # cost the expected compile, then checked (and trusted) at its next run.
+    expected = [0.0]  # the whole graph's decision: partial at once
+    monkeypatch.setattr(native, "_compile_estimate", lambda: expected[0])
+    function = tf.function(_dense_chain)  # jit_compile unset: compiled where it pays
+    _quietly(function, *_operands(), calls=3)  # the trace, a replay, the probe
+    expected[0] = estimate
+    _quietly(function, *_operands(), calls=1)  # the first partial run: segments replayed
+    found = segments.segments_of(_graph(function).tier.partial)
+    assert [s.state for s in found] == ["check", "check"]
+    assert all(s.compiled is None for s in found)
+    out = _quietly(function, *_operands(), calls=2)
+    assert [s.state for s in found] == [final, final]
+    np.testing.assert_array_equal(out.numpy(), _dense_chain(*_operands()).numpy())
+
+
+def test_the_same_computation_at_other_slots_is_the_same_source():
+    # a layer called at each step of a Python loop: one compiled module for all steps
+    @tf.function(jit_compile=True)
+    def twice(x, w):
+        for _ in range(2):
+            x = tf.nn.relu(tf.matmul(x, w) + 1.0) * 2.0
+        return x
+    rng = np.random.default_rng(1)
+    x, w = (tf.constant(rng.normal(size=s)) for s in ((3, 3), (3, 3)))
+    _quietly(twice, x, w)
+    found = segments.segments_of(_graph(twice).tier.partial)
+    assert len(found) == 2 and found[0].graph.nodes[0][2] != found[1].graph.nodes[0][2]
+    assert found[0].module.stem == found[1].module.stem
