@@ -33,6 +33,7 @@ __all__ = [
     "effect_function",
     "is_effect",
     "register_effect",
+    "value_shaped",
 ]
 
 EFFECTS = {}  # code object -> the function to call at replay (None: a method, found by self)
@@ -157,18 +158,26 @@ def effect_function(code, frame):
 
 
 def _iterator_read(iterator, code):
-    """The iterator's read to record (None: not recorded). Its elements are taken
-    as value-shaped unless its element_spec is fully defined (a last partial
-    batch), so that Python reading their shape makes the function run eagerly."""
+    """The iterator's read to record (None: not recorded)."""
     if code.co_name == "__init__":
         _made_while_tracing.add(iterator)
         return None
     if code.co_name not in _ITERATOR_READS or iterator in _made_while_tracing:
         return None
-    defined = all(getattr(s, "shape", None) is not None and s.shape.is_fully_defined()
-                  for s in nest.flatten(iterator.element_spec))
-    (VALUE_SHAPED.discard if defined else VALUE_SHAPED.add)(code)  # (asked right after)
     return _method(iterator, code.co_name, code)
+
+
+def value_shaped(code, args):
+    """Whether the result of a whole call of `code` (with `args`) has a shape that
+    depends on values, so that Python may not read it: the registered ones, and an
+    iterator's element unless its element_spec is fully defined (a last partial
+    batch), so that Python reading its shape makes the function run eagerly."""
+    if code in VALUE_SHAPED:
+        return True
+    if code.co_name in _ITERATOR_READS and code.co_qualname.startswith("Iterator."):
+        return not all(getattr(s, "shape", None) is not None and s.shape.is_fully_defined()
+                       for s in nest.flatten(args[0].element_spec))
+    return False
 
 
 def _method(owner, name, code):

@@ -27,15 +27,8 @@ from ..core import record as _record
 from ..core.sites import user_site
 from ..core.tensor import Tensor, Variable
 from ..ops.registry import Op
-from .effects import (
-    DIFFERENTIABLE,
-    PURE,
-    VALUE_SHAPED,
-    WHEN,
-    call_arguments,
-    effect_function,
-    is_effect,
-)
+from .effects import (DIFFERENTIABLE, PURE, VALUE_SHAPED, WHEN, call_arguments, effect_function,
+                      is_effect, value_shaped)
 from .executor import filler
 from .graph import CALL, OP, Graph, SlotRef
 
@@ -367,7 +360,7 @@ def _profile(frame, event, arg):
                     # a differentiable one's ops are recorded one by one.
                     return
                 outputs = trace.begin_effect(function, args, kwargs)
-                if code in VALUE_SHAPED or any(  # tf.cast(tf.range(n)): n's length too
+                if value_shaped(code, args) or any(  # tf.cast(tf.range(n)): n's length too
                         isinstance(t, Tensor) and trace.is_value_shaped(t)
                         for t in nest.flatten([args, kwargs])):
                     outputs.append(VALUE_SHAPED)
