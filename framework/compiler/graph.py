@@ -10,7 +10,7 @@ seen), from constants captured at trace time (`constants`), or by nodes.
 
 from ..core import nest
 
-__all__ = ["CALL", "OP", "Graph", "GraphDef", "NodeDef", "SlotRef"]
+__all__ = ["CALL", "OP", "Graph", "GraphDef", "NodeDef", "SlotRef", "reads", "writes"]
 
 OP = 0  # (OP, op, input_slots, attrs, out_slot, copy_views)
 # (CALL, function, fill_args, fill_kwargs, outputs, template): an effect, run whole;
@@ -124,14 +124,10 @@ class GraphDef:
             if node[0] == OP:
                 names[node[4]] = add(node[1].name, node[1].name, [names[s] for s in node[2]])
                 continue
-            if node[0] == CALL:
-                inputs = [leaf.slot for leaf in nest.flatten(node[5]) if type(leaf) is SlotRef]
-                op, outputs = getattr(node[1], "__name__", "call"), [s for _, s in node[4]]
-            else:
-                inputs, outputs = node[2], node[3]
-                op = "While" if node[0] == LOOP else "Case"
-            name = add(op, op, [names[s] for s in inputs if s in names])
-            for slot in outputs:
+            op = getattr(node[1], "__name__", "call") if node[0] == CALL else \
+                "While" if node[0] == LOOP else "Case"
+            name = add(op, op, [names[s] for s in reads(node) if s in names])
+            for slot in writes(node):
                 names[slot] = name
         for slot in graph.outputs[1]:
             if slot is not None:
@@ -139,3 +135,19 @@ class GraphDef:
 
     def __str__(self):
         return "".join(str(node) for node in self.node)
+
+
+def reads(node):
+    """The slots a top-level node reads."""
+    if node[0] == CALL:
+        return [leaf.slot for leaf in nest.flatten(node[5]) if type(leaf) is SlotRef]
+    return list(node[2])
+
+
+def writes(node):
+    """The slots a top-level node fills."""
+    if node[0] == OP:
+        return [node[4]]
+    if node[0] == CALL:
+        return [slot for _, slot in node[4]]
+    return list(node[3])

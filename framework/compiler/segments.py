@@ -24,10 +24,9 @@ import time
 
 import numpy as np
 
-from ..core import nest
 from . import codegen
 from .executor import run_arrays
-from .graph import CALL, LOOP, OP, Graph, SlotRef
+from .graph import CALL, LOOP, OP, Graph, reads, writes
 from .lowering import Unlowerable, effect_lowering, lower_optimizer_apply
 
 __all__ = ["SEGMENT", "Segment", "split"]
@@ -35,22 +34,6 @@ __all__ = ["SEGMENT", "Segment", "split"]
 SEGMENT = 4  # (SEGMENT, segment, in_slots, out_slots): a run of nodes compiled as one
 MIN_NODES = 2
 _CHECK, _TRUSTED, _REPLAYED = "check", "trusted", "replayed"
-
-
-def reads(node):
-    """The slots a top-level node reads."""
-    if node[0] == CALL:
-        return [leaf.slot for leaf in nest.flatten(node[5]) if type(leaf) is SlotRef]
-    return list(node[2])
-
-
-def writes(node):
-    """The slots a top-level node fills."""
-    if node[0] == OP:
-        return [node[4]]
-    if node[0] == CALL:
-        return [slot for _, slot in node[4]]
-    return list(node[3])
 
 
 class Segment:
