@@ -95,6 +95,8 @@ def _register_locator():
 
 _register_locator()
 
+from . import blas_pool  # noqa: E402 -- after the locator: its kernels cache through it
+
 
 def _launch_threading_layer():
     """Have Numba load its threading layer now; the layer's name. A failure is
@@ -120,6 +122,16 @@ FASTMATH = {"contract", "arcp", "reassoc", "nsz"}
 _DEFAULT_THREADS = max(1, min(numba.config.NUMBA_NUM_THREADS, calibration.usable_cpus()))
 # NumPy's BLAS pool spans the same cores (unless the user sized it).
 openblas.size_pool(_DEFAULT_THREADS)
+_pool_shared = []  # non-empty once the first parallel kernel had BLAS share Numba's pool
+
+
+def _share_pool():
+    """Have NumPy's OpenBLAS run its threaded calls' jobs on Numba's pool
+    (blas_pool.py), once, at the first parallel kernel (Numba's first compile
+    may load another OpenBLAS, SciPy's, which the 'blas_spin' setting applied
+    next then reaches too)."""
+    _pool_shared.append(True)
+    blas_pool.install()
 
 
 def kernel_threads():
@@ -130,7 +142,9 @@ def kernel_threads():
     process (`threads` decision). Read at every call, so a setting made after
     the first kernel ran counts too.
 
-    How the pools share the cores: a tapeflow op runs either a Numba kernel or
+    How the pools share the cores: where it can (blas_pool.py), NumPy's
+    OpenBLAS runs its threaded calls' jobs on Numba's pool, so there is one.
+    Otherwise a tapeflow op runs either a Numba kernel or
     a BLAS call, synchronously, so in one Python thread the two pools are
     never busy at the same time, and both are sized to the same cores. What
     can collide is an idle pool still spinning while the other works: BLAS
@@ -145,6 +159,8 @@ def kernel_threads():
     and keeps many where they win."""
     if _spin_measuring:
         return _DEFAULT_THREADS  # the 'blas_spin' measurement's own kernel calls
+    if not _pool_shared:
+        _share_pool()
     if calibration.choice("blas_spin") != _blas_spin[0]:
         _set_blas_spin(calibration.choice("blas_spin"))
     limit = user_setting("intra_op_parallelism_threads")

@@ -47,8 +47,8 @@ import numpy  # noqa: F401 -- loads the OpenBLAS this module tunes
 
 from .settings import ProcessSetting, record, scoped_environ, skip_reason, user_setting
 
-__all__ = ["tune_openblas", "set_num_threads", "size_pool", "timeout_untunable", "THREAD_TIMEOUT",
-           "SHORT_TIMEOUT"]
+__all__ = ["tune_openblas", "set_num_threads", "size_pool", "symbol", "thread_counts",
+           "timeout_untunable", "THREAD_TIMEOUT", "SHORT_TIMEOUT"]
 
 THREAD_TIMEOUT = 20  # log2 of the clock ticks a worker spins before sleeping
 SHORT_TIMEOUT = 10  # ~1,000 ticks: a worker sleeps as soon as its call is done
@@ -130,14 +130,14 @@ def _thread_entry_points(path):
         lib = ctypes.CDLL(path)
     except OSError:
         return None
-    setter, getter = _symbol(lib, "openblas_set_num_threads"), _symbol(lib, "openblas_get_num_threads")
+    setter, getter = symbol(lib, "openblas_set_num_threads"), symbol(lib, "openblas_get_num_threads")
     if setter is None or getter is None:
         return None
     setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
     return setter, getter
 
 
-def _symbol(lib, name):
+def symbol(lib, name):
     """lib's `name`, or its scipy-openblas spelling: NumPy's wheels bundle
     scipy-openblas, whose exported names carry a prefix and a 64-bit-integer
     suffix. None when the library has neither."""
@@ -169,10 +169,14 @@ def size_pool(num_threads, environ=os.environ):
     _sized = num_threads  # what set_num_threads(0) goes back to
     if user_setting("intra_op_parallelism_threads"):
         return []  # the user's tf.config setting, applied by set_num_threads, stands
-    counts = [e[1]() for e in map(_thread_entry_points, loaded_openblas_paths()) if e]
-    if all(count == num_threads for count in counts):
+    if all(count == num_threads for count in thread_counts()):
         return []
     return _apply(num_threads, "sized to the kernels' threads (the CPU affinity)")
+
+
+def thread_counts():
+    """openblas_get_num_threads() of every loaded OpenBLAS that has it."""
+    return [e[1]() for e in map(_thread_entry_points, loaded_openblas_paths()) if e]
 
 
 def set_num_threads(num_threads):
