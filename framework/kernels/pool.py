@@ -114,7 +114,7 @@ max_pool2d_backward = serial_and_parallel(_max_pool2d_backward, **_OPTIONS)
 avg_pool2d_forward = serial_and_parallel(_avg_pool2d_forward, **_OPTIONS)
 avg_pool2d_backward = serial_and_parallel(_avg_pool2d_backward, **_OPTIONS)
 
-_PARALLEL_SIZE = 1_000_000  # elements read, above which two threads pay
+_PARALLEL_SIZE = 1_000_000  # elements read or written, above which two threads pay
 
 
 def pick(pair, size, batch):

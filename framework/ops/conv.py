@@ -440,7 +440,8 @@ def max_pool2d_grad(g, argmax, input_shape):
     am = _folded(argmax if argmax.shape == g.shape else np.broadcast_to(argmax, g.shape))
     dx = np.empty((gf.shape[0],) + tuple(input_shape), g.dtype)
     if dx.size:
-        k.pick(k.max_pool2d_backward, gf.size, gf.shape[0])(gf, am, dx)
+        # Sized by what it touches: it zeroes all of dx, then adds g into it.
+        k.pick(k.max_pool2d_backward, dx.size + gf.size, gf.shape[0])(gf, am, dx)
     return dx.reshape(g.shape[:-3] + tuple(input_shape))
 
 
