@@ -483,7 +483,7 @@ def avg_pool2d_grad(g, input_shape, ksize, strides, pads):
     gf = _folded(g)
     dx = np.empty((gf.shape[0],) + tuple(input_shape), g.dtype)
     if dx.size:
-        k.pick(k.avg_pool2d_backward, dx.size, gf.shape[0])(
+        k.pick(k.avg_pool2d_backward, dx.size + gf.size, gf.shape[0])(
             gf, dx, *ksize, *strides, pads[0][0], pads[1][0])
     return dx.reshape(g.shape[:-3] + tuple(input_shape))
 
