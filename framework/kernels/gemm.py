@@ -40,8 +40,8 @@ from llvmlite import ir  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["LANES", "ROWS", "SHAPE_CLASSES", "add_product", "matmul", "pack_panels",
-           "shape_class", "wins"]
+__all__ = ["LANES", "PANEL", "ROWS", "SHAPE_CLASSES", "add_product", "matmul", "pack_panels",
+           "shape_class", "tile", "wins"]
 
 
 def _target_features():
@@ -141,6 +141,12 @@ def _tile(typingctx, a, panel, c, row, k_start, k_stop, accumulate):
         return context.get_dummy_value()
 
     return signature, codegen
+
+
+# For kernels that drive the tile themselves (kernels/conv.py's filter gradient):
+# c[row:row + ROWS, :PANEL] (+)= a[row:row + ROWS, k0:k1] @ panel[k0:k1], any strides,
+# a panel's rows PANEL contiguous float32 values.
+tile, PANEL = _tile, _PANEL
 
 
 def _tiles(a, b, packed, c, a_tail, c_tail, row_tiles, tiles):
