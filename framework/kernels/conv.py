@@ -8,6 +8,10 @@ strides (sh, sw), dilations (dh, dw), padding before (pt, pl); the output
 arrays passed in fix the output size (and so the padding after). With a unit
 column stride the forward and filter kernels work a whole output row at a time.
 
+Float32 convolutions with out channels a multiple of the GEMM's panel run
+their direct forward and filter gradient on the GEMM's register tile instead
+(conv_tiled.py; `conv2d_forward` and `conv2d_backward_filter` route them).
+
 Which path a convolution takes (direct, or im2col + GEMM) is decided per class
 of window by measurement on the running machine (the 'conv' decision of
 runtime/calibration.py, measured by ops/conv.py on the ops' own code paths):
@@ -17,10 +21,9 @@ import numpy as np
 
 from ..runtime import calibration
 from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel
-from .gemm import PANEL, ROWS, tile
+from . import conv_tiled
 
 __all__ = [
-    "PANEL",
     "WINDOW_CLASSES",
     "col2im",
     "conv2d_backward_filter",
@@ -191,69 +194,6 @@ def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
     return partial
 
 
-def _conv2d_backward_filter_tiled(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
-                                  bias_partial):
-    """float32 with out channels a multiple of gemm.PANEL, any geometry: per
-    sample, the windows as the rows of a (taps, pixels) matrix and the (masked)
-    gradient's channels as the panels, multiplied by the GEMM's register tile,
-    whose accumulators (ROWS taps by PANEL channels) stay in registers over all
-    of a sample's pixels. The loops of the other two kernels load and store an
-    accumulator per multiply-add: on W3's first layer (3x3x1 -> 32, batch 64,
-    AMD Zen 4, 2 threads) 1.2-1.4 ms against ~0.4 ms here."""
-    n_batch, h, wd, c_in = x.shape
-    chunks, kh, kw, _, c_out = partial.shape
-    ho, wo = g.shape[1], g.shape[2]
-    taps, pixels = kh * kw * c_in, ho * wo
-    tiles = (taps + ROWS - 1) // ROWS
-    step = (n_batch + chunks - 1) // chunks
-    for t in prange(chunks):
-        cols = np.zeros((tiles * ROWS, pixels), np.float32)  # rows past `taps` stay 0
-        acc = np.zeros((tiles * ROWS, c_out), np.float32)
-        gm = np.empty((pixels, c_out), np.float32)
-        bias = bias_partial[t]
-        bias[:] = 0
-        for n in range(t * step, min(n_batch, (t + 1) * step)):
-            for oh in range(ho):
-                for ow in range(wo):
-                    # Row views, the mask a select: the channel loops vectorise.
-                    gr, yr, gp = g[n, oh, ow], y[n, oh, ow], gm[oh * wo + ow]
-                    if relu:
-                        for co in range(c_out):
-                            gp[co] = gr[co] if yr[co] > 0 else gr[co] * 0
-                    else:
-                        gp[:] = gr
-                    for co in range(c_out):
-                        bias[co] += gp[co]
-            for i in range(kh):
-                for j in range(kw):
-                    off = j * dw - pl  # iw = ow * sw + off
-                    lo = min(wo, max(0, (sw - 1 - off) // sw))
-                    hi = max(lo, min(wo, (wd - 1 - off) // sw + 1))
-                    for c in range(c_in):
-                        row = cols[(i * kw + j) * c_in + c]
-                        for oh in range(ho):
-                            ih = oh * sh - pt + i * dh
-                            out = row[oh * wo:(oh + 1) * wo]
-                            if ih < 0 or ih >= h:
-                                out[:] = 0
-                                continue
-                            out[:lo] = 0
-                            out[hi:] = 0
-                            xr = x[n, ih]
-                            for ow in range(lo, hi):
-                                out[ow] = xr[ow * sw + off, c]
-            for panel in range(c_out // PANEL):
-                for r in range(tiles):
-                    tile(cols, gm[:, panel * PANEL:], acc[:, panel * PANEL:], r * ROWS, 0,
-                         pixels, 1)
-        for i in range(kh):
-            for j in range(kw):
-                for c in range(c_in):
-                    for co in range(c_out):
-                        partial[t, i, j, c, co] = acc[(i * kw + j) * c_in + c, co]
-    return partial
-
-
 def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
                                     bias_partial):
     n_batch, h, wd, c_in = x.shape
@@ -365,29 +305,28 @@ def _by_column_stride(rows, strided):
     return variant(0), variant(1)
 
 
-conv2d_forward = _by_column_stride(serial_and_parallel(_conv2d_forward_rows, **_OPTIONS),
-                                   serial_and_parallel(_conv2d_forward_strided, **_OPTIONS))
+_forward_by_stride = _by_column_stride(serial_and_parallel(_conv2d_forward_rows, **_OPTIONS),
+                                       serial_and_parallel(_conv2d_forward_strided, **_OPTIONS))
 _filter_by_stride = _by_column_stride(
     serial_and_parallel(_conv2d_backward_filter_rows, **_OPTIONS),
     serial_and_parallel(_conv2d_backward_filter_strided, **_OPTIONS))
-_filter_tiled = serial_and_parallel(_conv2d_backward_filter_tiled, **_OPTIONS)
 
 
-def _tiles_fit(x, g, partial):
-    """Whether the tiled filter kernel takes these arrays: float32, whole panels."""
-    return (x.dtype == g.dtype == partial.dtype == np.float32 and g.shape[3] > 0
-            and g.shape[3] % PANEL == 0)
+def _tiled_or_not(tiled, by_stride, fits):
+    """A (one thread, all threads) pair running `tiled` where conv_tiled's
+    `fits` test takes the first three arrays, else `by_stride`."""
+    def variant(index):
+        def kernel(a, b, c, *rest):
+            chosen = tiled if getattr(conv_tiled, fits)(a, b, c) else by_stride
+            return chosen[index](a, b, c, *rest)
+        kernel.__name__ = by_stride[index].__name__
+        return kernel
+    return variant(0), variant(1)
 
 
-def _filter_variant(index):
-    def kernel(x, g, partial, *rest):
-        pair = _filter_tiled if _tiles_fit(x, g, partial) else _filter_by_stride
-        return pair[index](x, g, partial, *rest)
-    kernel.__name__ = _filter_by_stride[index].__name__
-    return kernel
-
-
-conv2d_backward_filter = (_filter_variant(0), _filter_variant(1))
+conv2d_forward = _tiled_or_not(conv_tiled.forward, _forward_by_stride, "fits_forward")
+conv2d_backward_filter = _tiled_or_not(conv_tiled.backward_filter, _filter_by_stride,
+                                       "fits_filter")
 im2col = serial_and_parallel(_im2col, **_OPTIONS)
 col2im = serial_and_parallel(_col2im, **_OPTIONS)
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tapeflow.kernels import conv as _k
+from tapeflow.kernels import conv_tiled
 
 
 def conv2d_reference(x, w, strides, dilations, pads):
@@ -136,28 +137,39 @@ def test_row_kernels_of_unit_column_stride_match_reference(seed, variant):
 
 @pytest.mark.parametrize("variant", [0, 1], ids=["serial", "parallel"])
 @pytest.mark.parametrize("seed", range(8))
-def test_tiled_filter_kernel_matches_reference(seed, variant):
+def test_tiled_kernels_match_reference(seed, variant):
     # float32 with out channels a multiple of the GEMM's panel takes the tiled
-    # filter kernel (any strides, dilations, paddings); the windows past a whole
-    # tile of taps, and x given as a sliced view, included.
+    # filter and forward kernels (any strides, dilations, paddings); the windows
+    # past a whole tile of taps, and x given as a sliced view, included.
     rng = np.random.default_rng(300 + seed)
     xs, ws, st, di, pads = random_geometry(rng)
-    ws = ws[:3] + (_k.PANEL * int(rng.integers(1, 3)),)
+    ws = ws[:3] + (conv_tiled.PANEL * int(rng.integers(1, 3)),)
     x = rng.standard_normal((xs[0], xs[1], xs[2] + 3, xs[3] * 2)).astype(np.float32)
     x = x[:, :, 3:, ::2] if seed % 2 else np.ascontiguousarray(x[:, :, 3:, ::2])
     ho, wo = _out_hw(xs, ws, st, di, pads)
     g = rng.standard_normal((xs[0], ho, wo, ws[3])).astype(np.float32)
-    assert _k._tiles_fit(x, g, np.empty((1,) + ws, np.float32))
+    assert conv_tiled.fits_filter(x, g, np.empty((1,) + ws, np.float32))
     _check_filter_kernel(variant, x, g, ws, st, di, pads, _tol(np.float32))
+    # The forward on the tile too: windows past a tile of pixels, padding, strides.
+    w = rng.standard_normal(ws).astype(np.float32)
+    out = np.full((xs[0], ho, wo, ws[3]), np.nan, np.float32)
+    assert conv_tiled.fits_forward(x, w, out)
+    out = _k.conv2d_forward[variant](x, w, out, *st, *di, pads[0][0], pads[1][0])
+    np.testing.assert_allclose(out, conv2d_reference(x, w, st, di, pads), rtol=1e-4, atol=1e-4)
 
 
-def test_tiled_filter_kernel_takes_float32_whole_panels_only():
+def test_tiled_kernels_take_float32_whole_panels_only():
     x = np.ones((1, 4, 4, 2), np.float32)
-    for c_out, dtype, fits in ((_k.PANEL, np.float32, True), (2 * _k.PANEL, np.float32, True),
-                               (_k.PANEL + 1, np.float32, False), (_k.PANEL, np.float64, False),
+    for c_out, dtype, fits in ((conv_tiled.PANEL, np.float32, True), (2 * conv_tiled.PANEL, np.float32, True),
+                               (conv_tiled.PANEL + 1, np.float32, False), (conv_tiled.PANEL, np.float64, False),
                                (0, np.float32, False)):
         g = np.ones((1, 2, 2, c_out), dtype)
-        assert _k._tiles_fit(x.astype(dtype), g, np.empty((1, 3, 3, 2, c_out), dtype)) is fits
+        assert conv_tiled.fits_filter(x.astype(dtype), g, np.empty((1, 3, 3, 2, c_out), dtype)) is fits
+        w = np.ones((3, 3, 2, c_out), dtype)
+        assert conv_tiled.fits_forward(x.astype(dtype), w, g) is fits
+    # The forward views the filters and its output as matrices: C-contiguous only.
+    w, out = np.ones((3, 3, 2, 2 * conv_tiled.PANEL), np.float32), np.ones((1, 2, 2, conv_tiled.PANEL), np.float32)
+    assert not conv_tiled.fits_forward(x, w[..., ::2], out)
 
 
 @pytest.mark.parametrize("variant", [0, 1], ids=["serial", "parallel"])
