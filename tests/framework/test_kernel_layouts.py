@@ -62,6 +62,9 @@ from tapeflow.kernels import gemm as gemm_kernels
 from tapeflow.kernels import optimizers as optimizer_kernels
 from tapeflow.kernels import pool as pool_kernels
 from tapeflow.kernels import recurrent as recurrent_kernels
+# Imported before any spy patches a recurrent kernel: its SLICED table is keyed by the
+# kernels as they are at its import, and a spy there would be run as the real kernel.
+from tapeflow.kernels import recurrent_threads  # noqa: F401
 from tapeflow.kernels import softmax as softmax_kernels
 from tapeflow.ops import conv as conv_ops
 from tapeflow.ops import conv3d as conv3d_ops
