@@ -29,21 +29,10 @@ import json, sys, time
 workload, pairs = sys.argv[1], int(sys.argv[2])
 {imports}
 sys.path.insert(0, {here!r})
-import numpy as np
 import tapeflow as tf
+from fit_problem import fit_problem
 from tapeflow.runtime import blas_pool, openmp
-from workloads.w2_mlp import SIZES, keras_mlp
-from workloads.w3_cnn import keras_cnn
-rng = np.random.default_rng(0)
-if workload == "W3":
-    batch, steps = 64, 30
-    x = rng.random((batch * steps, 28, 28, 1), dtype=np.float32)
-    model = keras_cnn(tf.keras)
-else:
-    batch, steps = 128, 100
-    x = rng.random((batch * steps, 784), dtype=np.float32)
-    model = keras_mlp(tf.keras, SIZES)
-y = rng.integers(0, 10, batch * steps)
+model, x, y, batch, steps = fit_problem(tf, workload, steps={{"W2": 100}}.get(workload))
 model.fit(x, y, batch_size=batch, verbose=0, shuffle=False)  # compiles, calibrates, installs
 why_not = blas_pool.why_not_installable()
 rates = {{"shared": [], "own": []}}

@@ -29,22 +29,11 @@ import json, os, sys, time
 cores, workload, intra = json.loads(sys.argv[1])
 os.sched_setaffinity(0, set(cores))
 sys.path.insert(0, {here!r})
-import numpy as np
 import tapeflow as tf
-from workloads.w2_mlp import SIZES, keras_mlp
-from workloads.w3_cnn import keras_cnn
+from fit_problem import fit_problem
 if intra:
     tf.config.threading.set_intra_op_parallelism_threads(intra)
-rng = np.random.default_rng(0)
-if workload == "W3":
-    batch, steps = 64, 30
-    x = rng.random((batch * steps, 28, 28, 1), dtype=np.float32)
-    model = keras_cnn(tf.keras)
-else:
-    batch, steps = 128, 60
-    x = rng.random((batch * steps, 784), dtype=np.float32)
-    model = keras_mlp(tf.keras, SIZES)
-y = rng.integers(0, 10, batch * steps)
+model, x, y, batch, steps = fit_problem(tf, workload)
 model.fit(x, y, batch_size=batch, verbose=0, shuffle=False)  # compiles, calibrates
 rates = []
 for _ in range(3):

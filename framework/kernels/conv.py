@@ -313,20 +313,19 @@ _filter_by_stride = _by_column_stride(
 
 
 def _tiled_or_not(tiled, by_stride, fits):
-    """A (one thread, all threads) pair running `tiled` where conv_tiled's
-    `fits` test takes the first three arrays, else `by_stride`."""
+    """A (one thread, all threads) pair running `tiled` where `fits` takes the
+    first three arrays, else `by_stride`."""
     def variant(index):
         def kernel(a, b, c, *rest):
-            chosen = tiled if getattr(conv_tiled, fits)(a, b, c) else by_stride
-            return chosen[index](a, b, c, *rest)
+            return (tiled if fits(a, b, c) else by_stride)[index](a, b, c, *rest)
         kernel.__name__ = by_stride[index].__name__
         return kernel
     return variant(0), variant(1)
 
 
-conv2d_forward = _tiled_or_not(conv_tiled.forward, _forward_by_stride, "fits_forward")
+conv2d_forward = _tiled_or_not(conv_tiled.forward, _forward_by_stride, conv_tiled.fits_forward)
 conv2d_backward_filter = _tiled_or_not(conv_tiled.backward_filter, _filter_by_stride,
-                                       "fits_filter")
+                                       conv_tiled.fits_filter)
 im2col = serial_and_parallel(_im2col, **_OPTIONS)
 col2im = serial_and_parallel(_col2im, **_OPTIONS)
 

@@ -62,26 +62,28 @@ _TABLE_SYMBOL = "tapeflow_blas_pool_table"
 _QUERIES = ("omp_get_active_level", "omp_get_max_active_levels", "omp_get_dynamic",
             "omp_get_thread_limit")
 _MAX_RUNTIMES = 4
-_table = (ctypes.c_int64 * (_RUNTIMES + 1 + _MAX_RUNTIMES * len(_QUERIES)))()
+_FIRST_QUERY = _RUNTIMES + 1  # runtime r's queries at _FIRST_QUERY + len(_QUERIES) * r + q
+_table = (ctypes.c_int64 * (_FIRST_QUERY + _MAX_RUNTIMES * len(_QUERIES)))()
 _mutex = ctypes.create_string_buffer(128)  # a pthread_mutex_t, initialised in _bind
+
+
+def _table_global(builder):
+    return builder.module.globals.get(_TABLE_SYMBOL) or ir.GlobalVariable(
+        builder.module, _I64, _TABLE_SYMBOL)
 
 
 @intrinsic
 def _slot(typingctx, index):
     """_table[index]."""
     def codegen(context, builder, signature, args):
-        table = builder.module.globals.get(_TABLE_SYMBOL) or ir.GlobalVariable(
-            builder.module, _I64, _TABLE_SYMBOL)
-        return builder.load(builder.gep(table, [args[0]]))
+        return builder.load(builder.gep(_table_global(builder), [args[0]]))
     return types.int64(types.intp), codegen
 
 
 @intrinsic
 def _add_to_slot(typingctx, index, value):
     def codegen(context, builder, signature, args):
-        table = builder.module.globals.get(_TABLE_SYMBOL) or ir.GlobalVariable(
-            builder.module, _I64, _TABLE_SYMBOL)
-        cell = builder.gep(table, [args[0]])
+        cell = builder.gep(_table_global(builder), [args[0]])
         builder.store(builder.add(builder.load(cell), args[1]), cell)
         return context.get_dummy_value()
     return types.void(types.intp, types.int64), codegen
@@ -189,7 +191,7 @@ def _team_can_hold(numjobs):
     if numjobs < 1 or numjobs > _slot(_POOL_SIZE):
         return False
     for r in range(_slot(_RUNTIMES)):
-        base = _RUNTIMES + 1 + 4 * r
+        base = _FIRST_QUERY + len(_QUERIES) * r
         active, most = _call0(_slot(base), 0, 0, 0, 0), _call0(_slot(base + 1), 0, 0, 0, 0)
         dynamic, limit = _call0(_slot(base + 2), 0, 0, 0, 0), _call0(_slot(base + 3), 0, 0, 0, 0)
         if active >= most or dynamic != 0 or limit < numjobs:
@@ -271,7 +273,7 @@ def _bind(job_thread):
         _table[index] = value
     for r, queries in enumerate(runtimes):
         for q, address in enumerate(queries):
-            _table[_RUNTIMES + 1 + 4 * r + q] = address
+            _table[_FIRST_QUERY + len(_QUERIES) * r + q] = address
     _llvm.add_symbol(_TABLE_SYMBOL, ctypes.addressof(_table))
 
 

@@ -291,6 +291,7 @@ pending = [s._asdict() for s in tf.config.experimental.get_process_settings()]
 from tapeflow.kernels import elementwise
 elementwise.relu_backward[1](np.ones(4), np.ones(4), np.empty(4))
 import numba
+from tapeflow.runtime import blas_pool
 print(json.dumps({
     "pending": pending,
     "settings": [s._asdict() for s in tf.config.experimental.get_process_settings()],
@@ -298,7 +299,7 @@ print(json.dumps({
     "libgomp": libgomp_settings(),
     "openblas": openblas_timeouts(blas_at_import),
     "blas_names": [os.path.basename(p) for p in blas_at_import],
-    "blas_pool": __import__("tapeflow.runtime.blas_pool").runtime.blas_pool.why_not_installable(),
+    "blas_pool": blas_pool.why_not_installable(),
     "blas_spin": tf.config.experimental.get_kernel_choices()["decisions"]["blas_spin"],
 }))
 """
