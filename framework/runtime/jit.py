@@ -1,6 +1,7 @@
 """jit.py is the one place numba is imported. It has tapeflow's kernels cached
 where they belong (beside the source in a writable source tree, else a user
-cache directory) through a Numba cache locator of their own, loads Numba's
+cache directory) through a Numba cache locator of their own, which also
+renews them when any kernel module changes, loads Numba's
 threading layer with OpenMP's spin settings scoped to that load (openmp.py),
 picks the thread count from the CPU affinity, the user's tf.config.threading
 setting and the calibration (`kernel_threads`, which also says how Numba's,
@@ -8,6 +9,8 @@ BLAS's and a co-loaded OpenMP pool share the cores), and declares the
 fastmath flags once. It leaves os.environ, Numba's config and the user's own Numba functions
 as they were."""
 
+import functools
+import hashlib
 import os
 import statistics
 import tempfile
@@ -58,24 +61,54 @@ from numba import njit, prange  # noqa: E402,F401 -- kernels import both from he
 from numba.core import caching as _caching  # noqa: E402
 
 
+def _kernel_sources_digest(package_dir=_PACKAGE_DIR):
+    """A digest of the text of every module in kernels/ and runtime/, the two
+    folders whose Numba functions tapeflow's kernels call."""
+    digest = hashlib.sha256()
+    for folder in ("kernels", "runtime"):
+        directory = os.path.join(package_dir, folder)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".py"):
+                with open(os.path.join(directory, name), "rb") as source:
+                    digest.update(name.encode() + b"\0" + source.read())
+    return digest.hexdigest()
+
+
+_kernel_sources = functools.cache(_kernel_sources_digest)
+
+
 class _TapeflowCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._CacheLocator):
-    """Caches tapeflow's own kernels under _CACHE_DIR when tapeflow must not
-    cache beside its source (an installed copy, an unwritable tree); declines
-    (None) every other function, and everything when the user set
-    NUMBA_CACHE_DIR, so Numba's own locators handle them as without tapeflow."""
+    """Caches tapeflow's own kernels, and only those (None for every other
+    function: Numba's own locators take them): in the user's NUMBA_CACHE_DIR
+    where set, as Numba would; else beside the source in a writable source
+    tree; else under _CACHE_DIR (an installed copy, an unwritable tree).
+
+    A cached kernel is fresh when its own module and every module of
+    kernels/ and runtime/ are as they were: Numba's stamp covers the
+    function's own file only, and a kernel compiled into its caller (the
+    recurrent kernels into recurrent_threads.py's) stayed stale after an edit
+    of the callee's module, running the old code."""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(_CACHE_DIR, self.get_suitable_cache_subpath(py_file))
+        if numba.config.CACHE_DIR:
+            root = numba.config.CACHE_DIR
+        elif _CACHE_DIR is None:
+            self._cache_path = os.path.join(os.path.dirname(py_file), "__pycache__")
+            return
+        else:
+            root = _CACHE_DIR
+        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
 
     def get_cache_path(self):
         return self._cache_path
 
+    def get_source_stamp(self):
+        return super().get_source_stamp(), _kernel_sources()
+
     @classmethod
     def from_function(cls, py_func, py_file):
-        if _CACHE_DIR is None or numba.config.CACHE_DIR:
-            return None
         try:
             inside = os.path.commonpath([os.path.abspath(py_file), _PACKAGE_DIR]) == _PACKAGE_DIR
         except ValueError:  # another drive
@@ -84,13 +117,11 @@ class _TapeflowCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._Ca
 
 
 def _register_locator():
-    """Put _TapeflowCacheLocator right after Numba's locator for a user's
-    NUMBA_CACHE_DIR (which keeps precedence), before the in-tree one."""
+    """Put _TapeflowCacheLocator first: it declines every function but tapeflow's."""
     impl = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
     locators = impl._locator_classes
     if _TapeflowCacheLocator not in locators:
-        after = [i for i, c in enumerate(locators) if c is _caching.UserProvidedCacheLocator]
-        locators.insert(after[0] + 1 if after else 0, _TapeflowCacheLocator)
+        locators.insert(0, _TapeflowCacheLocator)
 
 
 _register_locator()

@@ -219,9 +219,7 @@ def test_the_locator_takes_tapeflows_functions_only(tmp_path, monkeypatch):
     from tapeflow.kernels import elementwise
 
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
-    locators = impl._locator_classes
-    assert locators.index(_numba._TapeflowCacheLocator) == \
-        locators.index(caching.UserProvidedCacheLocator) + 1
+    assert impl._locator_classes.index(_numba._TapeflowCacheLocator) == 0
     locate = _numba._TapeflowCacheLocator.from_function
     kernel_file = elementwise.__file__  # a file inside tapeflow's package
     user_file = tmp_path / "mine.py"
@@ -232,13 +230,46 @@ def test_the_locator_takes_tapeflows_functions_only(tmp_path, monkeypatch):
     assert locate(_some_function, kernel_file).get_cache_path().startswith(
         str(tmp_path / "cache") + os.sep)
     assert locate(_some_function, str(user_file)) is None  # the user's: Numba's own locators
-    # The user's NUMBA_CACHE_DIR: Numba's own locator, which comes first, takes everything.
+    # The user's NUMBA_CACHE_DIR: where Numba's own locator would put them.
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "user"))
-    assert locate(_some_function, kernel_file) is None
-    # A writable source tree: Numba's default, beside the source.
+    numbas = caching.UserProvidedCacheLocator.from_function(_some_function, kernel_file)
+    assert locate(_some_function, kernel_file).get_cache_path() == numbas.get_cache_path()
+    assert numbas.get_cache_path().startswith(str(tmp_path / "user") + os.sep)
+    assert locate(_some_function, str(user_file)) is None
+    # A writable source tree: beside the source, as Numba's default.
     monkeypatch.setattr(_numba, "_CACHE_DIR", None)
     monkeypatch.setattr(numba.config, "CACHE_DIR", "")
-    assert locate(_some_function, kernel_file) is None
+    assert locate(_some_function, kernel_file).get_cache_path() == \
+        os.path.join(os.path.dirname(kernel_file), "__pycache__")
+    assert locate(_some_function, str(user_file)) is None
+
+
+def test_a_kernels_cache_is_stale_once_any_kernel_module_changes(tmp_path):
+    """Numba stamps a cached function with its own file only: a kernel compiled
+    into its caller from another module must not outlive an edit of that module."""
+    for folder, name in (("kernels", "callee.py"), ("runtime", "jit.py")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text("X = 1\n")
+    (tmp_path / "kernels" / "notes.txt").write_text("not a module")
+    before = _numba._kernel_sources_digest(str(tmp_path))
+    (tmp_path / "kernels" / "notes.txt").write_text("still not a module")
+    assert _numba._kernel_sources_digest(str(tmp_path)) == before
+    (tmp_path / "kernels" / "callee.py").write_text("X = 2\n")
+    changed = _numba._kernel_sources_digest(str(tmp_path))
+    assert changed != before
+    (tmp_path / "runtime" / "jit.py").write_text("X = 2\n")
+    assert _numba._kernel_sources_digest(str(tmp_path)) not in (before, changed)
+    from tapeflow.kernels import elementwise
+    locator = _numba._TapeflowCacheLocator.from_function(_some_function, elementwise.__file__)
+    own, kernels = locator.get_source_stamp()
+    assert kernels == _numba._kernel_sources_digest()
+    assert own == _numbas_stamp(elementwise.__file__)
+
+
+def _numbas_stamp(path):
+    """Numba's own stamp of a source file."""
+    import numba.core.caching as caching
+    return caching.InTreeCacheLocator.from_function(_some_function, path).get_source_stamp()
 
 
 def _some_function():
