@@ -215,6 +215,26 @@ def test_activations_against_numpy(dtype):
     assert exp[np.nanargmin(np.abs(wide - 88.7))] < np.inf  # as expf: inf only past 88.72
 
 
+def test_exp32_at_the_ends_of_float32():
+    """The float32 exp where it takes its two scales: e**x up to FLT_MAX
+    (2**128 has no float32) and the subnormal results below 2**-126, each
+    within a subnormal step of e**x; 0 from where expf gives 0."""
+    top = np.linspace(88.3, 88.7228, 4001).astype(np.float32)
+    low = np.linspace(-103.9, -87.4, 4001).astype(np.float32)
+    x = np.concatenate([top, low, np.float32([88.7229, 89.0, 1e30, -103.98, -104.5, -1e30])])
+    exp = np.empty_like(x)
+    _exp32(x, exp)
+    with np.errstate(over="ignore"):
+        truth = np.exp(x.astype(np.float64))
+    n = len(top)
+    np.testing.assert_allclose(exp[:n], truth[:n], rtol=3e-7)
+    assert np.all(np.isfinite(exp[:n]))
+    subnormal_step = float(np.finfo(np.float32).smallest_subnormal)
+    np.testing.assert_allclose(exp[n:2 * n], truth[n:2 * n], rtol=3e-7, atol=subnormal_step)
+    assert exp[2 * n].item() == exp[2 * n + 1].item() == exp[2 * n + 2].item() == np.inf
+    assert exp[-3:].tolist() == [0.0, 0.0, 0.0]
+
+
 @njit
 def _product(a, b, c):
     gemm.add_product(a, b, gemm.pack_panels(b), c)
