@@ -5,8 +5,9 @@ every step back. Masks (a masked step keeps the states and outputs the
 previous output or zeros) and the recurrent dropout mask are arrays the op
 always passes (all True / all ones when absent: the same values). The
 backward kernels recompute what they need of the forward from what the op
-hands them (the LSTM's from its pre-activations, the GRU's and SimpleRNN's
-from their gates, a few vectorised NumPy passes over all steps); the
+hands them (the LSTM's each step's pre-activations, with the forward's own
+product, from its inputs and states; the GRU's and SimpleRNN's from their
+gates, a few vectorised NumPy passes over all steps); the
 products over all steps (h_prev @ U, the recurrent kernel's gradient) stay
 one matmul each in the op. Each kernel runs on one thread; recurrent_threads.py
 runs it on all of them, each on a slice of the batch (a step, 2k-8k values,
@@ -269,39 +270,65 @@ def lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out):
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _lstm_activations(z, c_prev, t, gates, cand, tanh_c):
-    """Step t's sigmoid of every gate (B, 4U; the c block unused), tanh of the
-    candidate and of the new c (B, U), recomputed from the pre-activations.
-    One loop per array written: LLVM vectorised none of them when one loop
-    wrote all five (too many runtime alias checks)."""
-    units = c_prev.shape[2]
-    for b in range(z.shape[0]):
-        for j in range(4 * units):
-            gates[b, j] = _sigmoid(z[b, t, j])
-    for b in range(z.shape[0]):
-        for j in range(units):
-            cand[b, j] = _tanh(z[b, t, 2 * units + j])
-    for b in range(z.shape[0]):
-        for j in range(units):
-            tanh_c[b, j] = _tanh(gates[b, units + j] * c_prev[b, t, j] + gates[b, j] * cand[b, j])
+def _lstm_step_inputs(out, h0, c0, t, recurrent_mask, h_in, c_prev):
+    """The states before step t (h0, c0 at the first step, else step t - 1's,
+    from the forward's out): h_in = h * recurrent_mask, c_prev = c."""
+    units = h_in.shape[1]
+    if t == 0:
+        for b in range(h_in.shape[0]):
+            for j in range(units):
+                h_in[b, j] = h0[b, j] * recurrent_mask[b, j]
+                c_prev[b, j] = c0[b, j]
+    else:
+        for b in range(h_in.shape[0]):
+            for j in range(units):
+                h_in[b, j] = out[b, t - 1, units + j] * recurrent_mask[b, j]
+                c_prev[b, j] = out[b, t - 1, 2 * units + j]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def lstm_backward(g, z, c_prev, kernel_t, keep, recurrent_mask, zero_output, dz, dh0, dc0):
-    """The LSTM's backward through time. g (B, T, 3U): the output's gradient;
-    z (B, T, 4U): the pre-activations, xw + h_in @ U (the gates are
-    recomputed here, in the vectorised loop); c_prev (B, T, U): the c before
-    each step; kernel_t (4U, U). Writes dz (B, T, 4U), the pre-activations'
-    gradient, and dh0, dc0 (B, U), the initial states'."""
-    batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
+def _lstm_activations(z, c_prev, gates, cand, tanh_c):
+    """A step's sigmoid of every gate (B, 4U; the c block unused), tanh of the
+    candidate and of the new c (B, U), from the pre-activations z (B, 4U).
+    One loop per array written: LLVM vectorised none of them when one loop
+    wrote all five (too many runtime alias checks), nor a loop skipping the c
+    block (3.3x slower than the sigmoids it saves)."""
+    units = c_prev.shape[1]
+    for b in range(z.shape[0]):
+        for j in range(4 * units):
+            gates[b, j] = _sigmoid(z[b, j])
+    for b in range(z.shape[0]):
+        for j in range(units):
+            cand[b, j] = _tanh(z[b, 2 * units + j])
+    for b in range(z.shape[0]):
+        for j in range(units):
+            tanh_c[b, j] = _tanh(gates[b, units + j] * c_prev[b, j] + gates[b, j] * cand[b, j])
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def lstm_backward(g, xw, out, h0, c0, kernel, kernel_t, keep, recurrent_mask, zero_output,
+                  dz, dh0, dc0):
+    """The LSTM's backward through time. g (B, T, 3U): the gradient of the
+    forward's out (B, T, 3U), whose states are read back; xw (B, T, 4U),
+    kernel (U, 4U), h0, c0: the forward's operands, from which each step's
+    pre-activations are computed again as the forward did (the same product,
+    the same bits) and its gates from them; kernel_t (4U, U) the kernel
+    transposed. Writes dz (B, T, 4U), the pre-activations' gradient, and dh0,
+    dc0 (B, U), the initial states'."""
+    batch, steps, units = g.shape[0], g.shape[1], kernel.shape[0]
     dh, dc = np.zeros_like(dh0), np.zeros_like(dc0)  # gradients of the states before step t
     dy = np.zeros_like(dh0)
     d_prev = np.zeros_like(dh0)
-    packed = _packed(kernel_t)
-    gates = np.empty((batch, 4 * units), z.dtype)
+    packed, packed_t = _packed(kernel), _packed(kernel_t)
+    z = np.empty((batch, 4 * units), xw.dtype)
+    gates = np.empty((batch, 4 * units), xw.dtype)
+    h_in, c_prev = np.empty_like(dh0), np.empty_like(dh0)
     cand, tanh_c = np.empty_like(dh0), np.empty_like(dh0)
     for t in range(steps - 1, -1, -1):
-        _lstm_activations(z, c_prev, t, gates, cand, tanh_c)
+        _lstm_step_inputs(out, h0, c0, t, recurrent_mask, h_in, c_prev)
+        _start(xw, t, z)
+        _product(h_in, kernel, packed, z)
+        _lstm_activations(z, c_prev, gates, cand, tanh_c)
         for b in range(batch):
             kept = keep[b, t]
             for j in range(units):
@@ -314,13 +341,13 @@ def lstm_backward(g, z, c_prev, kernel_t, keep, recurrent_mask, zero_output, dz,
                 d_h = d_y + d_hs if kept else 0.0
                 d_c = (d_cs if kept else 0.0) + d_h * o * (1 - tc * tc)
                 dz[b, t, j] = d_c * gg * (i * (1 - i))
-                dz[b, t, units + j] = d_c * c_prev[b, t, j] * (f * (1 - f))
+                dz[b, t, units + j] = d_c * c_prev[b, j] * (f * (1 - f))
                 dz[b, t, 2 * units + j] = d_c * i * (1 - gg * gg)
                 dz[b, t, 3 * units + j] = d_h * tc * (o * (1 - o))
                 dh[b, j] = 0.0 if kept else d_hs
                 dc[b, j] = d_c * f if kept else d_cs
         d_prev[:] = 0.0
-        _product(dz[:, t], kernel_t, packed, d_prev)
+        _product(dz[:, t], kernel_t, packed_t, d_prev)
         for b in range(batch):
             for j in range(units):
                 dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]

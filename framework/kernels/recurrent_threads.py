@@ -29,13 +29,14 @@ def _lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out, ro
                         recurrent_mask[lo:hi], zero_output, out[lo:hi])
 
 
-def _lstm_backward(g, z, c_prev, kernel_t, keep, recurrent_mask, zero_output, dz, dh0, dc0,
-                   rows):
+def _lstm_backward(g, xw, out, h0, c0, kernel, kernel_t, keep, recurrent_mask, zero_output, dz,
+                   dh0, dc0, rows):
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        _k.lstm_backward(g[lo:hi], z[lo:hi], c_prev[lo:hi], kernel_t, keep[lo:hi],
-                         recurrent_mask[lo:hi], zero_output, dz[lo:hi], dh0[lo:hi], dc0[lo:hi])
+        _k.lstm_backward(g[lo:hi], xw[lo:hi], out[lo:hi], h0[lo:hi], c0[lo:hi], kernel, kernel_t,
+                         keep[lo:hi], recurrent_mask[lo:hi], zero_output, dz[lo:hi], dh0[lo:hi],
+                         dc0[lo:hi])
 
 
 def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out,
@@ -84,7 +85,7 @@ def _pair(fn):
 # `inner`, position 3, is one of them with reset_after, position 10)
 SLICED = {
     _k.lstm_forward: (_pair(_lstm_forward), (0, 2, 3, 4, 5, 7)),
-    _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 4, 5, 7, 8, 9)),
+    _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 3, 4, 7, 8, 10, 11, 12)),
     _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8)),
     _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 4, 5, 7, 8, 11, 12, 13)),
     _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 2, 3, 4, 6)),

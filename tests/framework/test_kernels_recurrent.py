@@ -115,10 +115,8 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
     kernel_t = kernel.T
     d_h0 = np.empty_like(h0)
     if cell == "lstm":
-        c_prev = np.concatenate([c0[:, None], out[:, :-1, 2 * u:]], axis=1)
-        z = xw + h_in @ kernel
-        dz, d_c0 = np.empty_like(z), np.empty_like(c0)
-        args = [lay(a, how) for a in (g, z, c_prev, kernel_t, keep, rmask)]
+        dz, d_c0 = np.empty_like(xw), np.empty_like(c0)
+        args = [lay(a, how) for a in (g, xw, out, h0, c0, kernel, kernel_t, keep, rmask)]
         kernels.lstm_backward(*args, zero_output, dz, d_h0, d_c0)
         return dz, d_h0, d_c0
     if cell == "simple":

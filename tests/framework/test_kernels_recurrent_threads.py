@@ -29,10 +29,12 @@ def _operands(name, batch, dtype, reset_after=True):
                 rmask, False, np.empty((batch, T, 3 * U), dtype)]
         return kernels.lstm_forward, args, (7,)
     if name == "lstm_backward":
-        args = [a(batch, T, 3 * U), a(batch, T, 4 * U), a(batch, T, U), a(4 * U, U, scale=0.4),
-                keep, rmask, True, np.empty((batch, T, 4 * U), dtype), np.empty((batch, U), dtype),
+        kernel = a(U, 4 * U, scale=0.4)
+        args = [a(batch, T, 3 * U), a(batch, T, 4 * U), a(batch, T, 3 * U), a(batch, U),
+                a(batch, U), kernel, np.ascontiguousarray(kernel.T), keep, rmask, True,
+                np.empty((batch, T, 4 * U), dtype), np.empty((batch, U), dtype),
                 np.empty((batch, U), dtype)]
-        return kernels.lstm_backward, args, (7, 8, 9)
+        return kernels.lstm_backward, args, (10, 11, 12)
     if name == "gru_forward":
         args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(batch, U), keep, rmask,
                 False, reset_after, np.empty((batch, T, 2 * U), dtype)]
@@ -138,7 +140,7 @@ def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores
 
 
 @pytest.mark.parametrize("name, position", [
-    ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_backward", 5), ("gru_backward", 3),
+    ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_backward", 2), ("gru_backward", 3),
     ("simple_rnn_backward", 7)])
 def test_run_names_an_operand_of_another_batch(name, position):
     # The kernels check no bounds: a (1, U) state for a batch of 32 would be read past its end.
