@@ -94,22 +94,26 @@ def _recurrent_input(h, recurrent_mask):
     return h if recurrent_mask is None else h * recurrent_mask[:, None]
 
 
-def _gradient_op(name, backward):
-    """The op computing a fused op's input gradients from (g, out, *inputs), all
-    flattened into one array: `backward` on ndarrays, once per cotangent when
-    `g` carries leading batch axes (jacobian). An op, so tf.function traces it;
+def _gradient_op(name, backward, count):
+    """The op computing a fused op's gradients of its first `count` inputs from
+    (g, out, *inputs), all flattened into one array: `backward` on ndarrays
+    writes each gradient into its view of that array (`into`; no copy after:
+    an LSTM's dz is 6.5 MB in W8's IMDB model), once per cotangent when `g`
+    carries leading batch axes (jacobian). An op, so tf.function traces it;
     with no gradient of its own (the fused ops are first order)."""
     def forward(g, out, *arrays, **attrs):
         extra = g.ndim - out.ndim
-        if not extra:
-            grads = backward(g, out, *arrays, **attrs)
-        else:
-            count = int(np.prod(g.shape[:extra]))
-            each = [backward(gi, out, *arrays, **attrs)
-                    for gi in g.reshape((count,) + out.shape)]
-            grads = [np.stack([e[i] for e in each]) if each
-                     else np.zeros((0,) + a.shape, a.dtype) for i, a in enumerate(arrays)]
-        return np.concatenate([np.ravel(d).astype(g.dtype, copy=False) for d in grads])
+        cotangents = int(np.prod(g.shape[:extra]))
+        shapes = [a.shape for a in arrays[:count]]
+        sizes = [int(np.prod(shape)) for shape in shapes]
+        flat = np.empty(cotangents * sum(sizes), out.dtype)  # the kernels' dtype
+        # input i's block is its gradient for every cotangent, as _gradients cuts it
+        starts = np.cumsum([0] + [cotangents * size for size in sizes])
+        for c, gc in enumerate(g.reshape((cotangents,) + out.shape)):
+            into = [flat[start + c * size:start + (c + 1) * size].reshape(shape)
+                    for start, size, shape in zip(starts, sizes, shapes)]
+            backward(gc, out, *arrays, into=into, **attrs)
+        return flat.astype(g.dtype, copy=False)
     forward.__name__ = name
     return defop(forward, name=name, differentiable=False)
 
@@ -166,20 +170,19 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
 
 
 def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
-                   zero_output_for_mask=False):
+                   zero_output_for_mask=False, *, into):
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
-    dz = np.empty(xw.shape, dt)
-    dh0, dc0 = np.empty((batch, u), dt), np.empty((batch, u), dt)
+    dz, d_kernel, dh0, dc0 = into
     recurrent_threads.run(kernels.lstm_backward, _plain(g, dt), _plain(xw, dt), _plain(out, dt),
                           _plain(h0, dt), _plain(c0, dt), _plain(recurrent_kernel, dt),
                           _plain(recurrent_kernel.T, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), dz, dh0, dc0)
     h_in = _recurrent_input(_previous(h0, out[..., u:2 * u]), recurrent_mask)
-    return dz, _sum_steps(h_in, dz), dh0, dc0
+    d_kernel[...] = _sum_steps(h_in, dz)
 
 
 # ---------------------------------------------------------------------- GRU
@@ -203,11 +206,12 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
 
 
 def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
-                  recurrent_mask=None, zero_output_for_mask=False, reset_after=True):
+                  recurrent_mask=None, zero_output_for_mask=False, reset_after=True, *, into):
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
+    dx, d_kernel, d_bias, dh0 = into
     h_prev = _previous(h0, out[..., u:])
     h_in = _recurrent_input(h_prev, recurrent_mask)
     if reset_after:
@@ -219,19 +223,19 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
         zr = _sigmoid(xw[..., :2 * u] + _matmul_steps(h_in, recurrent_kernel[:, :2 * u]))
         rh = zr[..., u:] * h_in
         hh = np.tanh(xw[..., 2 * u:] + _matmul_steps(rh, recurrent_kernel[:, 2 * u:]))
-    dx, d_inner = np.empty(xw.shape, dt), np.empty(xw.shape, dt)
-    dh0 = np.empty((batch, u), dt)
+    d_inner = np.empty(xw.shape, dt)
     recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(zr, dt), _plain(hh, dt),
                           _plain(inner, dt), _plain(h_prev, dt), _plain(h_in, dt),
                           _plain(recurrent_kernel.T, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), bool(reset_after), dx, d_inner, dh0)
     if reset_after:
-        d_bias = d_inner.sum(axis=(0, 1)).astype(recurrent_bias.dtype)
-        return dx, _sum_steps(h_in, d_inner), d_bias, dh0
-    d_kernel = np.concatenate([_sum_steps(h_in, dx[..., :2 * u]),
-                               _sum_steps(rh, dx[..., 2 * u:])], axis=1)
-    return dx, d_kernel, np.zeros_like(recurrent_bias), dh0
+        d_bias[...] = d_inner.sum(axis=(0, 1))
+        d_kernel[...] = _sum_steps(h_in, d_inner)
+    else:
+        d_bias[...] = 0
+        d_kernel[:, :2 * u] = _sum_steps(h_in, dx[..., :2 * u])
+        d_kernel[:, 2 * u:] = _sum_steps(rh, dx[..., 2 * u:])
 
 
 # ---------------------------------------------------------------- SimpleRNN
@@ -254,24 +258,26 @@ def simple_rnn_sequence(xw, recurrent_kernel, h0, mask=None, recurrent_mask=None
 
 
 def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_mask=None,
-                         zero_output_for_mask=False):
+                         zero_output_for_mask=False, *, into):
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
+    dx, d_kernel, dh0 = into
     h_in = _recurrent_input(_previous(h0, out[..., u:]), recurrent_mask)
     h_new = np.tanh(xw + _matmul_steps(h_in, recurrent_kernel))
-    dx, dh0 = np.empty(h_new.shape, dt), np.empty((batch, u), dt)
     recurrent_threads.run(kernels.simple_rnn_backward, _plain(g, dt), _plain(h_new, dt),
                           _plain(recurrent_kernel.T, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), dx, dh0)
-    return dx, _sum_steps(h_in, dx), dh0
+    d_kernel[...] = _sum_steps(h_in, dx)
 
 
-lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _quiet(_lstm_backward))
-gru_sequence_grad = _gradient_op("gru_sequence_grad", _quiet(_gru_backward))
-simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _quiet(_simple_rnn_backward))
+# the gradients of xw, the recurrent kernel (and bias) and the initial states
+lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _quiet(_lstm_backward), 4)
+gru_sequence_grad = _gradient_op("gru_sequence_grad", _quiet(_gru_backward), 4)
+simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _quiet(_simple_rnn_backward),
+                                        3)
 lstm_sequence.defvjp_joint(_gradients(lstm_sequence_grad))
 gru_sequence.defvjp_joint(_gradients(gru_sequence_grad))
 simple_rnn_sequence.defvjp_joint(_gradients(simple_rnn_sequence_grad))
