@@ -132,10 +132,9 @@ class _Cell(Layer):
         """inputs (..., input_dim) @ kernel (+ the input bias): one matmul for all steps."""
         shape = tuple(inputs.shape)
         flat = _s.reshape(inputs, shape=(-1, shape[-1])) if len(shape) != 2 else inputs
-        out = _m.matmul(flat, self.kernel)
         bias = self._input_bias()
-        if bias is not None:
-            out = _m.add(out, bias)
+        out = _m.matmul(flat, self.kernel) if bias is None else _m.matmul_bias(flat, self.kernel,
+                                                                                bias)
         return _s.reshape(out, shape=shape[:-1] + (out.shape[-1],)) if len(shape) != 2 else out
 
     def _input_bias(self):

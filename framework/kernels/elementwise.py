@@ -1,12 +1,17 @@
 """elementwise.py: fused elementwise loops where NumPy would make temporaries:
 the ReLU backward pass `g * (y > 0)` in one pass instead of three, and the
-bias + ReLU epilogue of a fused convolution with its backward pass."""
+bias (+ ReLU) epilogue of a fused convolution or product, in place, with its
+backward pass."""
 
 import numpy as np
 
 from ..runtime.jit import FASTMATH, prange, serial_and_parallel
 
-__all__ = ["relu_backward", "bias_activation", "relu_bias_backward", "relu_bias_backward_arrays"]
+__all__ = ["PARALLEL_ELEMENTS", "relu_backward", "bias_activation", "bias_activation_in_place",
+           "relu_bias_backward", "relu_bias_backward_arrays"]
+
+# Elements above which the bias epilogues and their backward run on all threads.
+PARALLEL_ELEMENTS = 1 << 18
 
 
 def _relu_backward(g, y, out):
@@ -50,6 +55,16 @@ def _relu_bias_backward(g, y, gm, partial):
 relu_backward = serial_and_parallel(_relu_backward, fastmath=FASTMATH)
 bias_activation = serial_and_parallel(_bias_activation, fastmath=FASTMATH)
 relu_bias_backward = serial_and_parallel(_relu_bias_backward, fastmath=FASTMATH)
+
+
+def bias_activation_in_place(out, b, relu):
+    """out + b (then max(., 0) when `relu`), in place on a C-contiguous float
+    `out` (..., channels): one pass, no temporaries."""
+    if out.size:
+        parallel = out.size >= PARALLEL_ELEMENTS and out.shape[0] > 1
+        bias_activation[1 if parallel else 0](out.reshape(-1, out.shape[-1]),
+                                              b.astype(out.dtype, copy=False), relu)
+    return out
 
 
 def relu_bias_backward_arrays(g, y, parallel):

@@ -168,7 +168,7 @@ def _measure_conv(repeats=9, budget=0.03, time_calls=calibration.time_calls):
             keep = []
             out = _bias_activation(_conv_fwd(x, w, **geometry, keep=keep, direct=False), b, "relu")
             masked, _ = relu_backward(g.reshape(-1, 32), out.reshape(-1, 32),
-                                      g.size >= _PARALLEL_ELEMENTS)
+                                      g.size >= _elementwise_kernels().PARALLEL_ELEMENTS)
             _conv_filt(x, masked.reshape(g.shape), w.shape[:2], **geometry, cols=keep[0],
                        direct=False)
         candidates = {"direct": direct, "im2col": im2col}
@@ -310,17 +310,7 @@ def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
 
 def _bias_activation(out, b, activation):
     """activation(out + b), in place on out: one pass, no temporaries."""
-    if out.size:
-        rows = out.reshape(-1, out.shape[-1])
-        k = _elementwise_kernels()
-        parallel = out.size >= _PARALLEL_ELEMENTS and out.shape[0] > 1
-        k.bias_activation[1 if parallel else 0](rows, b.astype(out.dtype, copy=False),
-                                                activation == "relu")
-    return out
-
-
-# Elements above which the epilogue and its backward run on two threads.
-_PARALLEL_ELEMENTS = 1 << 18
+    return _elementwise_kernels().bias_activation_in_place(out, b, activation == "relu")
 
 
 def _elementwise_kernels():
@@ -338,7 +328,7 @@ def _masked_and_bias_grad(g, out, activation, want_bias):
             and g.shape.num_elements():
         # First order: no tape records this VJP, so one kernel pass may do both.
         gv, yv = g._value, out._value
-        parallel = gv.size >= _PARALLEL_ELEMENTS and gv.shape[0] > 1
+        parallel = gv.size >= _elementwise_kernels().PARALLEL_ELEMENTS and gv.shape[0] > 1
         gm, db = _elementwise_kernels().relu_bias_backward_arrays(
             np.ascontiguousarray(gv).reshape(-1, channels),
             np.ascontiguousarray(yv).reshape(-1, channels), parallel)

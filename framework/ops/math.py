@@ -19,7 +19,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "pow", "negative", "square",
            "exp", "log", "abs", "maximum", "minimum", "tanh", "sigmoid", "relu", "matmul",
            "relu_grad", "cast", "identity", "stop_gradient", "sign", "mask_of", "const", "expm1",
            "log1p", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "erf", "erfc",
-           "softplus", "select", "floor", "ceil", "round", "floordiv", "floormod",
+           "softplus", "select", "floor", "ceil", "round", "floordiv", "floormod", "matmul_bias",
            "erf_values", "complex", "real", "imag", "conj"]
 
 
@@ -347,6 +347,21 @@ def matmul_2d(a, b):
     return np.matmul(a, b)
 
 
+@defop(broadcasting=True)
+def matmul_bias(x, w, b):
+    """x @ w + b for 2-D x and w and a bias b (n,), the bias added in place on
+    the product where dtypes allow (kernels/elementwise.py: one pass, on all
+    threads where large, no second array): the recurrent layers' input
+    projection of all steps, whose 6.5 MB add in W8's IMDB model took 0.93 ms
+    as an op of its own (Zen 4)."""
+    out = matmul_2d(x, w)
+    if b.dtype != out.dtype or out.dtype.kind != "f" or b.shape != out.shape[-1:] or \
+            not out.flags.c_contiguous or not out.flags.writeable:
+        return out + b
+    from ..kernels import elementwise
+    return elementwise.bias_activation_in_place(out, b, False)
+
+
 def _matrix_times_stack(x, y):
     """x @ y[b] for every b, as one GEMM: NumPy would loop over the stack (and call
     a matrix-vector product per entry when y's matrices have one column, as the
@@ -371,6 +386,9 @@ def _matmul_vjp_y(g, out, x, y, transpose_a=False, transpose_b=False):
 
 
 matmul.defvjp(_matmul_vjp_x, _matmul_vjp_y)
+matmul_bias.defvjp(lambda g, out, x, w, b: _matmul_vjp_x(g, out, x, w),
+                   lambda g, out, x, w, b: _matmul_vjp_y(g, out, x, w),
+                   lambda g, out, x, w, b: g)  # summed to b's shape (broadcasting)
 
 
 @defop

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.ops.math import matmul_bias
 from tapeflow.testing.gradients import Case
 
 _rng = np.random.default_rng(0)
@@ -47,6 +48,12 @@ for _ta in (False, True):
         _b = B.T if _tb else B
         GRADCHECK_CASES.append(Case(f"matmul ta={_ta} tb={_tb}", lambda x, y, ta=_ta, tb=_tb:
                                     tf.matmul(x, y, transpose_a=ta, transpose_b=tb), _a, _b))
+# matmul_bias: the recurrent layers' input projection (the bias added in place
+# on the product), size-0 operands, and biases it broadcasts instead.
+for _x, _w, _b in [((2, 3), (3, 4), (4,)), ((0, 3), (3, 4), (4,)), ((2, 0), (0, 4), (4,)),
+                   ((2, 3), (3, 0), (0,)), ((2, 3), (3, 4), (1, 4)), ((2, 3), (3, 4), ())]:
+    GRADCHECK_CASES.append(Case(f"matmul_bias {_x}{_w}{_b}", matmul_bias, _r(*_x), _r(*_w),
+                                _r(*_b)))
 GRADCHECK_CASES += [
     Case("matmul batch broadcast", tf.matmul, _r(2, 1, 2, 3), _r(3, 3, 2)),
     Case("matvec", tf.linalg.matvec, _r(2, 3), _r(3)),
@@ -147,3 +154,32 @@ def test_top_level_names():
     from tapeflow import linalg
     for name in linalg.TOP_LEVEL:
         assert getattr(tf, name) is getattr(tf.linalg, name)
+
+
+@pytest.mark.parametrize("rows", [3, 4096])  # one thread, and all threads (2**18 elements on)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_matmul_bias_against_numpy(rows, layout):
+    x32 = _rng.standard_normal((rows, 48)).astype(np.float32)
+    w32 = _rng.standard_normal((48, 96)).astype(np.float32)
+    b32 = _rng.standard_normal(96).astype(np.float32)
+    if layout == "transposed":
+        x32, w32 = np.asfortranarray(x32), np.asfortranarray(w32)
+    elif layout == "sliced":
+        x32 = np.repeat(x32, 2, axis=1)[:, ::2]
+        w32 = np.repeat(w32, 2, axis=0)[::2]
+    got = matmul_bias(tf.constant(x32), tf.constant(w32), tf.constant(b32)).numpy()
+    want = x32.astype(np.float64) @ w32 + b32
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_matmul_bias_promotes_as_numpy_where_dtypes_differ():
+    x, w = _r(3, 2).astype(np.float32), _r(2, 4).astype(np.float32)
+    b = _r(4)  # float64: no in-place add on the float32 product
+    got = matmul_bias(tf.constant(x), tf.constant(w), tf.constant(b)).numpy()
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, (x @ w) + b, rtol=1e-6)
+    ints = matmul_bias(tf.constant(np.arange(6).reshape(3, 2)), tf.constant(np.ones((2, 2), int)),
+                       tf.constant(np.array([1, 2])))
+    np.testing.assert_array_equal(ints.numpy(), np.arange(6).reshape(3, 2) @ np.ones((2, 2), int)
+                                  + [1, 2])
