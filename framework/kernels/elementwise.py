@@ -58,8 +58,8 @@ relu_bias_backward = serial_and_parallel(_relu_bias_backward, fastmath=FASTMATH)
 
 
 def bias_activation_in_place(out, b, relu):
-    """out + b (then max(., 0) when `relu`), in place on a C-contiguous float
-    `out` (..., channels): one pass, no temporaries."""
+    """out + b (then max(., 0) when `relu`), in place on a C-contiguous float32
+    or float64 `out` (..., channels): one pass, no temporaries."""
     if out.size:
         parallel = out.size >= PARALLEL_ELEMENTS and out.shape[0] > 1
         bias_activation[1 if parallel else 0](out.reshape(-1, out.shape[-1]),

@@ -7,11 +7,11 @@ always passes (all True / all ones when absent: the same values). The
 backward kernels recompute what they need of the forward from what the op
 hands them (the LSTM's each step's pre-activations, with the forward's own
 product, from its inputs and states; the GRU's and SimpleRNN's from their
-gates, a few vectorised NumPy passes over all steps); the
-products over all steps (h_prev @ U, the recurrent kernel's gradient) stay
-one matmul each in the op. Each kernel runs on one thread; recurrent_threads.py
-runs it on all of them, each on a slice of the batch (a step, 2k-8k values,
-is too small to split).
+gates, a few vectorised NumPy passes over all steps); the products over all
+steps (the GRU's and SimpleRNN's h_prev @ U, every recurrent kernel's
+gradient) stay one matmul each in the op. Each kernel runs on one thread;
+recurrent_threads.py runs it on all of them, each on a slice of the batch (a
+step, 2k-8k values, is too small to split).
 
 Chosen by measurement on the project's 2-core Xeon (Intel family 6 model 167,
 AVX-512, loaded by other jobs), a step of W8's LSTM (batch 32, 64 units):

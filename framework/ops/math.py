@@ -347,17 +347,20 @@ def matmul_2d(a, b):
     return np.matmul(a, b)
 
 
+_KERNEL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # the kernels' compiled dtypes
+
+
 @defop(broadcasting=True)
 def matmul_bias(x, w, b):
     """x @ w + b for 2-D x and w and a bias b (n,), the bias added in place on
-    the product where dtypes allow (kernels/elementwise.py: one pass, on all
+    a float32 or float64 product of b's dtype (kernels/elementwise.py: one pass, on all
     threads where large, no second array): the recurrent layers' input
     projection of all steps, whose 6.5 MB add in W8's IMDB model took 0.93 ms
     as an op of its own (Zen 4)."""
     out = matmul_2d(x, w)
-    if b.dtype != out.dtype or out.dtype.kind != "f" or b.shape != out.shape[-1:] or \
+    if b.dtype != out.dtype or out.dtype not in _KERNEL_FLOATS or b.shape != out.shape[-1:] or \
             not out.flags.c_contiguous or not out.flags.writeable:
-        return out + b
+        return out + b  # NumPy's promotion and broadcasting; float16 (no Numba type)
     from ..kernels import elementwise
     return elementwise.bias_activation_in_place(out, b, False)
 

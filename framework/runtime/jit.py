@@ -9,12 +9,12 @@ BLAS's and a co-loaded OpenMP pool share the cores), and declares the
 fastmath flags once. It leaves os.environ, Numba's config and the user's own Numba functions
 as they were."""
 
-import functools
 import hashlib
 import os
 import statistics
 import tempfile
 import threading
+import time
 import types
 
 from . import calibration, openblas, openmp
@@ -61,20 +61,48 @@ from numba import njit, prange  # noqa: E402,F401 -- kernels import both from he
 from numba.core import caching as _caching  # noqa: E402
 
 
-def _kernel_sources_digest(package_dir=_PACKAGE_DIR):
-    """A digest of the text of every module in kernels/ and runtime/, the two
-    folders whose Numba functions tapeflow's kernels call."""
-    digest = hashlib.sha256()
+def _kernel_modules(package_dir=_PACKAGE_DIR):
+    """The paths of every module in kernels/ and runtime/, the two folders whose
+    Numba functions tapeflow's kernels call, in a fixed order."""
+    paths = []
     for folder in ("kernels", "runtime"):
         directory = os.path.join(package_dir, folder)
-        for name in sorted(os.listdir(directory)):
-            if name.endswith(".py"):
-                with open(os.path.join(directory, name), "rb") as source:
-                    digest.update(name.encode() + b"\0" + source.read())
+        paths += [os.path.join(directory, name) for name in sorted(os.listdir(directory))
+                  if name.endswith(".py")]
+    return paths
+
+
+def _kernel_sources_digest(package_dir=_PACKAGE_DIR):
+    """A digest of the text of every module in kernels/ and runtime/."""
+    digest = hashlib.sha256()
+    for path in _kernel_modules(package_dir):
+        with open(path, "rb") as source:
+            digest.update(os.path.basename(path).encode() + b"\0" + source.read())
     return digest.hexdigest()
 
 
-_kernel_sources = functools.cache(_kernel_sources_digest)
+def _kernel_stats(package_dir=_PACKAGE_DIR):
+    return tuple((path, st.st_mtime_ns, st.st_size)
+                 for path in _kernel_modules(package_dir) for st in [os.stat(path)])
+
+
+_first_look = []  # [(stats, digest)]: the kernel sources as this process first saw them
+
+
+def _kernel_sources():
+    """The kernels' part of a cache stamp: the sources' digest as this process
+    first saw them (the modules it imported are that code), or, once they have
+    changed since, a stamp of this process alone, which no later process
+    matches: what it compiles from then on may mix older and newer code.
+    Raises OSError where a module cannot be read."""
+    stats = _kernel_stats()
+    if not _first_look:
+        _first_look.append((stats, _kernel_sources_digest()))
+    seen, digest = _first_look[0]
+    return digest if stats == seen else f"changed while process {_PROCESS_TAG} ran"
+
+
+_PROCESS_TAG = f"{os.getpid()}-{time.time_ns()}"
 
 
 class _TapeflowCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._CacheLocator):
@@ -105,13 +133,19 @@ class _TapeflowCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._Ca
         return self._cache_path
 
     def get_source_stamp(self):
-        return super().get_source_stamp(), _kernel_sources()
+        try:
+            kernels = _kernel_sources()
+        except OSError:  # a module went away since from_function: match nothing
+            kernels = f"unreadable in process {_PROCESS_TAG}"
+        return super().get_source_stamp(), kernels
 
     @classmethod
     def from_function(cls, py_func, py_file):
         try:
             inside = os.path.commonpath([os.path.abspath(py_file), _PACKAGE_DIR]) == _PACKAGE_DIR
-        except ValueError:  # another drive
+            if inside:
+                _kernel_sources()
+        except (ValueError, OSError):  # another drive; modules it cannot read (a frozen app)
             return None
         return super().from_function(py_func, py_file) if inside else None
 
@@ -260,8 +294,6 @@ def _measure_blas_spin(rounds=12, budget=0.1):
     the settings taking turns. Workers spinning on keep back-to-back products
     fast; asleep, they leave the cores to the kernels' pool, whose own spin
     (libgomp's, fixed when it loaded: openmp.py) decides which costs less."""
-    import time
-
     import numpy as np
     why_not = openblas.timeout_untunable() or (_DEFAULT_THREADS < 2 and "one core")
     if why_not:

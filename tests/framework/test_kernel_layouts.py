@@ -17,7 +17,9 @@ kernels/gemm.py matmul                             ops/math.py:327 matmul_2d (ma
                                                    ops/recurrent.py _matmul_steps, _sum_steps
 kernels/gemm.py add_product, pack_panels           kernels/recurrent.py _product (every step's h @ U)
 kernels/elementwise.py relu_backward               ops/math.py:290 relu_grad
-kernels/elementwise.py bias_activation             ops/conv.py:255 conv2d_bias_activation
+kernels/elementwise.py bias_activation             ops/conv.py:255 conv2d_bias_activation;
+                                                   ops/math.py matmul_bias (the recurrent
+                                                   layers' input projection)
 kernels/elementwise.py relu_bias_backward_arrays   ops/conv.py:280 _masked_and_bias_grad (its VJP)
 kernels/conv.py conv2d_forward                     ops/conv.py:62 _conv_fwd (conv2d, direct)
 kernels/conv.py im2col                             ops/conv.py:64 _conv_fwd, :126 _conv_filt
@@ -234,6 +236,15 @@ def test_conv2d_bias_activation_forward(spy):
     out = check_layouts(run, [x, w, b], calls)
     plain = conv_ops.conv2d(Tensor(x), Tensor(w), **conv_args())._value
     np.testing.assert_allclose(out, np.maximum(plain + b, 0), rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_bias(spy):
+    calls = spy(elementwise_kernels, "bias_activation")
+    x = RNG.standard_normal((6, 5)).astype(np.float32)
+    w = RNG.standard_normal((5, 7)).astype(np.float32)
+    b = RNG.standard_normal(7).astype(np.float32)
+    out = check_layouts(math_ops.matmul_bias, [x, w, b], calls, exact=False)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w + b, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("c_in", [1, 3])  # direct filter kernel, and im2col + GEMM

@@ -266,6 +266,30 @@ def test_a_kernels_cache_is_stale_once_any_kernel_module_changes(tmp_path):
     assert own == _numbas_stamp(elementwise.__file__)
 
 
+def test_kernel_sources_edited_while_the_process_runs_match_no_later_process(monkeypatch):
+    """The modules a process imported are the sources as it first saw them:
+    once they change, what it compiles may mix older and newer code, so its
+    stamp must be one no later process computes, and an unreadable module
+    declines caching (Numba's own locators take the function)."""
+    from tapeflow.kernels import elementwise
+    first = _numba._kernel_sources()
+    assert first == _numba._kernel_sources_digest()
+    seen = _numba._kernel_stats()
+    edited = seen[:-1] + ((seen[-1][0], seen[-1][1] + 1, seen[-1][2]),)
+    monkeypatch.setattr(_numba, "_kernel_stats", lambda: edited)
+    changed = _numba._kernel_sources()
+    assert changed != first and _numba._PROCESS_TAG in changed
+    locator = _numba._TapeflowCacheLocator.from_function(_some_function, elementwise.__file__)
+    assert locator.get_source_stamp()[1] == changed
+
+    def unreadable():
+        raise PermissionError("kernels/gemm.py")
+    monkeypatch.setattr(_numba, "_kernel_sources", unreadable)
+    assert _numba._TapeflowCacheLocator.from_function(_some_function,
+                                                      elementwise.__file__) is None
+    assert locator.get_source_stamp()[1] == f"unreadable in process {_numba._PROCESS_TAG}"
+
+
 def _numbas_stamp(path):
     """Numba's own stamp of a source file."""
     import numba.core.caching as caching

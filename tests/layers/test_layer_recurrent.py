@@ -259,3 +259,22 @@ def test_recurrent_bad_input():
         SimpleRNN(2, activation="tanhh")
     with pytest.raises(ValueError, match="cell"):
         RNN("lstm")
+
+
+@pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])
+def test_float16_layers_run_composed(layer):
+    """float16 has no Numba kernels: the input projection adds its bias with
+    NumPy and the steps run composed, in float16, as before the fused ops."""
+    x = np.random.default_rng(3).standard_normal((2, 3, 5)).astype(np.float16)
+    rnn = getattr(tf.keras.layers, layer)(4, dtype="float16", return_sequences=True)
+    with tf.GradientTape() as tape:
+        out = rnn(x)
+        loss = tf.reduce_sum(out)
+    grads = tape.gradient(loss, rnn.trainable_variables)
+    assert out.dtype == tf.float16 and out.shape == (2, 3, 4)
+    assert np.all(np.isfinite(out.numpy()))
+    reference = getattr(tf.keras.layers, layer)(4, return_sequences=True)
+    reference(x.astype(np.float32))
+    reference.set_weights([w.astype(np.float32) for w in rnn.get_weights()])
+    np.testing.assert_allclose(out.numpy(), reference(x.astype(np.float32)).numpy(), atol=1e-2)
+    assert all(g is not None and g.dtype == tf.float16 for g in grads)
