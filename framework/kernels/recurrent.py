@@ -4,12 +4,12 @@ of an LSTM, a GRU (reset_after True or False) or a tanh SimpleRNN, `*_backward`
 every step back. Masks (a masked step keeps the states and outputs the
 previous output or zeros) and the recurrent dropout mask are arrays the op
 always passes (all True / all ones when absent: the same values). The
-backward kernels recompute what they need of the forward from what the op
-hands them (the LSTM's each step's pre-activations, with the forward's own
-product, from its inputs and states; the GRU's and SimpleRNN's from their
-gates, a few vectorised NumPy passes over all steps); the products over all
-steps (the GRU's and SimpleRNN's h_prev @ U, every recurrent kernel's
-gradient) stay one matmul each in the op. Each kernel runs on one thread;
+backward kernels recompute what they need of the forward from their inputs
+and the states in the forward's out: each step's pre-activations (the LSTM)
+or gates (the GRU), with the forward's own product on the thread's rows;
+the SimpleRNN's from its new states, a vectorised NumPy pass over all steps.
+The products over all steps (the SimpleRNN's h_prev @ U, every recurrent
+kernel's gradient) stay one matmul each in the op. Each kernel runs on one thread;
 recurrent_threads.py runs it on all of them, each on a slice of the batch (a
 step, 2k-8k values, is too small to split).
 
@@ -21,30 +21,24 @@ AVX-512, loaded by other jobs), a step of W8's LSTM (batch 32, 64 units):
   LSTM forward kernel over 50 steps: 0.9-1.2 ms with the tile, 2.2-2.4 ms
   with the row loop; the backward kernel 1.0-1.2 against 2.6-3.3 ms (1.6
   ms once it recomputes the gates itself, saving the op ~1-2 ms of NumPy).
-- The gates' 8,192 sigmoids: libm's scalar expf 100 us, NumPy's SIMD exp
-  (outside the loop, one call per step) 35 us, a branch-free polynomial
-  expf LLVM vectorises 3.9 us. It needs error_model="numpy": Numba's
-  default checks every division for a zero divisor, a branch that keeps the
-  loop scalar. Numba compiles a callee with its caller's fastmath flags:
-  the 1.5 * 2**23 rounding trick of a float32 reduction was reassociated
-  away (exp(x) became 2**n); the reduction's steps are llvm.fmuladd calls, which
-  reassociation leaves whole, and a test calls the activations from a
-  fastmath kernel's context.
-On the Zen 4 (AMD family 25 model 17), batch 16 a thread: 50 steps' gates
-took 256 us with that reduction in float64 (half the lanes), 161 us in
-float32; the step's stores 114 us as row slices, 37 us as element loops;
-the LSTM forward kernel 620 -> 458 us a thread.
-float64 keeps libm's exp and tanh (exact to the bits the gradchecks compare)."""
+- The gates' activations: kernels/activations.py.
+On the Zen 4 (AMD family 25 model 17), batch 16 a thread, 50 steps: a step's
+stores 114 us as row slices, 37 us as element loops (a row slice's copy is
+slow; so were the GRU's bias rows); the LSTM forward kernel 620 -> 458 us;
+the GRU's gradient op 1.37-1.45x faster (paired) with its gates computed again
+in the kernel instead of NumPy passes over all steps.
+"""
 
 # runtime.jit first: it imports numba and registers the kernels' cache locator.
 from ..runtime.jit import FASTMATH, njit  # noqa: I001
 
 import numpy as np  # noqa: E402
-from llvmlite import ir  # noqa: E402
-from numba.core import cgutils, types  # noqa: E402
-from numba.extending import intrinsic, overload  # noqa: E402
+from numba.core import types  # noqa: E402
+from numba.extending import overload  # noqa: E402
 
 from . import gemm  # noqa: E402
+from .activations import sigmoid as _sigmoid  # noqa: E402
+from .activations import tanh as _tanh  # noqa: E402
 
 __all__ = ["lstm_forward", "lstm_backward", "gru_forward", "gru_backward",
            "simple_rnn_forward", "simple_rnn_backward"]
@@ -80,127 +74,6 @@ def _product_typed(a, b, packed, c):
     if a.dtype == types.float32:
         return lambda a, b, packed, c: gemm.add_product(a, b, packed, c)
     return lambda a, b, packed, c: _add_product(a, b, c)
-
-
-# float32 activations as arithmetic LLVM vectorises (libm's scalar expf and
-# tanhf are 10x slower per value, NumPy's SIMD ones cost a call per step);
-# float64 keeps libm's, exact to the last bits the float64 tests compare.
-
-@intrinsic
-def _float32_from_bits(typingctx, bits):
-    """The float32 whose bits are the low 32 bits of the integer `bits`."""
-    if not isinstance(bits, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(builder.trunc(args[0], ir.IntType(32)), ir.FloatType())
-    return types.float32(bits), codegen
-
-
-@intrinsic
-def _fma32(typingctx, a, b, c):
-    """a * b + c for float32: an llvm.fmuladd call, one fused instruction where
-    the CPU has FMA, else a product and a sum (Cody and Waite's products are
-    exact anyway). Fastmath's reassociation leaves the call whole, where it
-    would regroup a plain product and sum."""
-    if not (a == b == c == types.float32):
-        return None
-
-    def codegen(context, builder, sig, args):
-        f32 = ir.FloatType()
-        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f32, [f32] * 3),
-                                             "llvm.fmuladd.f32")
-        return builder.call(fma, args)
-    return types.float32(types.float32, types.float32, types.float32), codegen
-
-
-@njit(cache=True, error_model="numpy")
-def _exp32_parts(x):
-    """(p, n) with e**x = p * 2**n, p in [0.7, 1.42], for a float32 x in
-    [-104, 89]: x = n ln 2 + r (Cody and Waite's two-part ln 2, |r| <= ln 2 /
-    2) and e**r Cephes's expf polynomial, both in _fma32 calls: the caller's
-    fastmath may reassociate plain arithmetic, losing the reduction's rounding
-    (a float32 reduction in float64 lanes runs half as many at once)."""
-    n = np.floor(x * np.float32(1.44269504) + np.float32(0.5))
-    r = _fma32(-n, np.float32(0.693359375), x)
-    r = _fma32(-n, np.float32(-2.12194440e-4), r)
-    p = np.float32(1.9875691500e-4)
-    p = _fma32(p, r, np.float32(1.3981999507e-3))
-    p = _fma32(p, r, np.float32(8.3334519073e-3))
-    p = _fma32(p, r, np.float32(4.1665795894e-2))
-    p = _fma32(p, r, np.float32(1.6666665459e-1))
-    p = _fma32(p, r, np.float32(5.0000001201e-1))
-    return _fma32(p * r, r, r) + np.float32(1.0), np.int32(n)
-
-
-@njit(cache=True, error_model="numpy")
-def _power_of_two32(n):
-    """2**n as a float32 for an integer n in [-126, 127]: n put in the exponent bits."""
-    return _float32_from_bits(np.int32((n + 127) << 23))
-
-
-@njit(cache=True, error_model="numpy")
-def _exp32(x):
-    """e**x for a float32 x, without branches, in float32 lanes, within 1.4 ulp;
-    overflows to inf and underflows through subnormals to 0 as expf does; NaN
-    stays NaN. A sigmoid costs 0.5 ns, against 0.8 with the reduction in
-    float64 lanes (Zen 4)."""
-    clamped = x if x > np.float32(-104.0) else np.float32(-104.0)  # noqa: FURB136 -- selects
-    clamped = clamped if clamped < np.float32(89.0) else np.float32(89.0)  # noqa: FURB136
-    p, n = _exp32_parts(clamped)
-    # 2**128 has no float32: e**x up to FLT_MAX is 2p * 2**127 (a select, which
-    # reassociation cannot fold into the scale, as it would a product by 2)
-    p = p + p if n > 127 else p
-    high = n if n < 127 else np.int32(127)  # noqa: FURB136
-    high = high if high > -126 else np.int32(-126)  # noqa: FURB136
-    low = n - high if n < -126 else np.int32(0)  # subnormal results: a second normal factor
-    result = p * _power_of_two32(high) * _power_of_two32(low)
-    return result if x == x else x
-
-
-@njit(cache=True, error_model="numpy")
-def _tanh32(x):
-    """Cephes's tanhf without branches: a polynomial below |x| 0.625, else
-    1 - 2 / (e**2|x| + 1), e**2|x| taken at 2|x| <= 88, where it is finite and
-    the result already rounds to 1 (_exp32's range handling left out: with it
-    LLVM no longer inlined tanh into the kernels' loops, which then ran scalar)."""
-    ax = x if x >= 0 else -x
-    p, n = _exp32_parts(min(np.float32(2.0) * ax, np.float32(88.0)))
-    far = np.float32(1.0) - np.float32(2.0) / (p * _power_of_two32(n) + np.float32(1.0))
-    far = far if x >= 0 else -far
-    far = far if x == x else x  # NaN stays NaN
-    z = x * x
-    p = np.float32(-5.70498872745e-3)
-    p = p * z + np.float32(2.06390887954e-2)
-    p = p * z - np.float32(5.37397155531e-2)
-    p = p * z + np.float32(1.33314422036e-1)
-    p = p * z - np.float32(3.33332819422e-1)
-    near = p * z * x + x
-    return near if ax < np.float32(0.625) else far
-
-
-def _sigmoid(x):
-    """1 / (1 + exp(-x)) in the kernels (typed below); exp's overflow to inf
-    gives the exact 0 of a very negative x, not NaN."""
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _tanh(x):
-    return np.tanh(x)
-
-
-@overload(_sigmoid, jit_options={"error_model": "numpy"}, inline="always")
-def _sigmoid_typed(x):
-    if x == types.float32:
-        return lambda x: np.float32(1.0) / (np.float32(1.0) + _exp32(-x))
-    return lambda x: 1.0 / (1.0 + np.exp(-x))
-
-
-@overload(_tanh, jit_options={"error_model": "numpy"}, inline="always")
-def _tanh_typed(x):
-    if x == types.float32:
-        return lambda x: _tanh32(x)
-    return lambda x: np.tanh(x)
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
@@ -356,6 +229,57 @@ def lstm_backward(g, xw, out, h0, c0, kernel, kernel_t, keep, recurrent_mask, ze
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _gru_step_inputs(out, h0, t, recurrent_mask, h_prev, h_in):
+    """The h before step t (h0 at the first step, else step t - 1's, from the
+    forward's out) and h_in = h * recurrent_mask."""
+    units = h_in.shape[1]
+    for b in range(h_in.shape[0]):
+        for j in range(units):
+            h_prev[b, j] = h0[b, j] if t == 0 else out[b, t - 1, units + j]
+            h_in[b, j] = h_prev[b, j] * recurrent_mask[b, j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _gru_inner(xw, t, h_in, kernel, bias, reset_after, packs, inner, rh):
+    """Step t's recurrent products: inner = h_in @ U + bias with reset_after;
+    else h_in @ U_zr, then rh = r * h_in and (r * h_in) @ U_h. `packs`: the
+    packed U, U_zr and U_h."""
+    batch, units = h_in.shape
+    packed, packed_zr, packed_h = packs
+    if reset_after:
+        for b in range(batch):  # element loops: a row slice's copy is several times slower
+            for j in range(3 * units):
+                inner[b, j] = bias[j]
+        _product(h_in, kernel, packed, inner)
+    else:
+        inner[:] = 0.0
+        _product(h_in, kernel[:, :2 * units], packed_zr, inner[:, :2 * units])
+        for b in range(batch):
+            for j in range(units):
+                rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
+        _product(rh, kernel[:, 2 * units:], packed_h, inner[:, 2 * units:])
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh):
+    """Step t's gates as gru_forward computes them: _gru_inner's products, zr
+    the sigmoid of z and r, hh the candidate."""
+    batch, units = h_in.shape
+    _gru_inner(xw, t, h_in, kernel, bias, reset_after, packs, inner, rh)
+    for b in range(batch):
+        for j in range(2 * units):
+            zr[b, j] = _sigmoid(xw[b, t, j] + inner[b, j])
+    if reset_after:
+        for b in range(batch):
+            for j in range(units):
+                hh[b, j] = _tanh(xw[b, t, 2 * units + j] + zr[b, units + j] * inner[b, 2 * units + j])
+    else:
+        for b in range(batch):
+            for j in range(units):
+                hh[b, j] = _tanh(xw[b, t, 2 * units + j] + inner[b, 2 * units + j])
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
 def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out):
     """Keras's GRU (gates z, r, h) over all steps: xw (B, T, 3U) with the input
     bias, kernel (U, 3U), bias (3U,) the recurrent bias (reset_after only),
@@ -370,9 +294,12 @@ def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_a
     packed, packed_zr, packed_h = _packed(kernel), _packed(kernel_zr), _packed(kernel_h)
     for t in range(steps):
         _masked_input(h, recurrent_mask, h_in)
+        # _gru_inner's products, written out here: called, they cost the forward
+        # without reset_after 20% (the backward's gates pay it back many times)
         if reset_after:
-            for b in range(batch):
-                inner[b] = bias
+            for b in range(batch):  # element loops: a row slice's copy is several times slower
+                for j in range(3 * units):
+                    inner[b, j] = bias[j]
             _product(h_in, kernel, packed, inner)
         else:
             inner[:] = 0.0
@@ -394,23 +321,36 @@ def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_a
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def gru_backward(g, zr, hh, inner, h_prev, h_in, kernel_t, keep, recurrent_mask,
-                 zero_output, reset_after, dx, d_inner, dh0):
-    """The GRU's backward through time. g (B, T, 2U); zr (B, T, 2U): sigmoid of
-    the z and r pre-activations; hh (B, T, U): the candidate; inner (B, T, 3U):
-    h_in @ U + recurrent bias (read with reset_after only); h_prev, h_in (B, T,
-    U): h before each step, and times the recurrent mask; kernel_t (3U, U).
-    Writes dx (B, T, 3U), the input projection's gradient; d_inner (B, T,
-    3U), that of h_in @ U (+ bias) with reset_after, else of h_in @ U_zr and
-    (r * h_in) @ U_h; dh0 (B, U)."""
-    batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
+def gru_backward(g, xw, out, h0, kernel, kernel_t, bias, keep, recurrent_mask, zero_output,
+                 reset_after, dx, d_inner, rh_steps, dh0):
+    """The GRU's backward through time. g (B, T, 2U): the gradient of the
+    forward's out (B, T, 2U), whose states are read back; xw (B, T, 3U),
+    kernel (U, 3U), bias (3U,), h0: the forward's operands, from which each
+    step's gates are computed again as the forward did; kernel_t (3U, U).
+    Writes dx (B, T, 3U), the input projection's gradient; d_inner (B, T, 3U),
+    that of h_in @ U (+ bias) with reset_after, else of h_in @ U_zr and
+    (r * h_in) @ U_h; rh_steps (B, T, U), r * h_in per step, without
+    reset_after (the op's gradient of U_h; not touched with it); dh0 (B, U)."""
+    batch, steps, units = g.shape[0], g.shape[1], kernel.shape[0]
     dh = np.zeros_like(dh0)
     dy = np.zeros_like(dh0)
     d_prev = np.zeros_like(dh0)
     d_rh = np.zeros_like(dh0)
     kernel_zr_t, kernel_h_t = kernel_t[:2 * units], kernel_t[2 * units:]
-    packed, packed_zr, packed_h = _packed(kernel_t), _packed(kernel_zr_t), _packed(kernel_h_t)
+    packed_t, packed_zr_t, packed_h_t = (_packed(kernel_t), _packed(kernel_zr_t),
+                                         _packed(kernel_h_t))
+    packs = (_packed(kernel), _packed(kernel[:, :2 * units]), _packed(kernel[:, 2 * units:]))
+    inner = np.empty((batch, 3 * units), xw.dtype)
+    zr = np.empty((batch, 2 * units), xw.dtype)
+    h_prev, h_in, hh, rh = (np.empty_like(dh0), np.empty_like(dh0), np.empty_like(dh0),
+                            np.empty_like(dh0))
     for t in range(steps - 1, -1, -1):
+        _gru_step_inputs(out, h0, t, recurrent_mask, h_prev, h_in)
+        _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh)
+        if not reset_after:
+            for b in range(batch):
+                for j in range(units):
+                    rh_steps[b, t, j] = rh[b, j]
         for b in range(batch):
             kept = keep[b, t]
             for j in range(units):
@@ -418,34 +358,34 @@ def gru_backward(g, zr, hh, inner, h_prev, h_in, kernel_t, keep, recurrent_mask,
                 d_hs = g[b, t, units + j] + dh[b, j]
                 dy[b, j] = 0.0 if kept or zero_output else d_y  # what a masked step's output passes back
                 d = d_y + d_hs if kept else 0.0
-                z = zr[b, t, j]
-                c = hh[b, t, j]
+                z = zr[b, j]
+                c = hh[b, j]
                 d_a = d * (1 - z) * (1 - c * c)
-                dx[b, t, j] = d * (h_prev[b, t, j] - c) * (z * (1 - z))
+                dx[b, t, j] = d * (h_prev[b, j] - c) * (z * (1 - z))
                 dx[b, t, 2 * units + j] = d_a
                 d_inner[b, t, j] = dx[b, t, j]
-                d_inner[b, t, 2 * units + j] = d_a * zr[b, t, units + j] if reset_after else d_a
+                d_inner[b, t, 2 * units + j] = d_a * zr[b, units + j] if reset_after else d_a
                 dh[b, j] = d * z if kept else d_hs
         if not reset_after:  # r's gradient needs (d_a @ U_h.T) first
             d_rh[:] = 0.0
-            _product(dx[:, t, 2 * units:], kernel_h_t, packed_h, d_rh)
+            _product(dx[:, t, 2 * units:], kernel_h_t, packed_h_t, d_rh)
         for b in range(batch):
             for j in range(units):
-                r = zr[b, t, units + j]
+                r = zr[b, units + j]
                 if reset_after:
-                    d_r = dx[b, t, 2 * units + j] * inner[b, t, 2 * units + j] * (r * (1 - r))
+                    d_r = dx[b, t, 2 * units + j] * inner[b, 2 * units + j] * (r * (1 - r))
                 else:
-                    d_r = d_rh[b, j] * h_in[b, t, j] * (r * (1 - r))
+                    d_r = d_rh[b, j] * h_in[b, j] * (r * (1 - r))
                 dx[b, t, units + j] = d_r
                 d_inner[b, t, units + j] = d_r
         d_prev[:] = 0.0
         if reset_after:
-            _product(d_inner[:, t], kernel_t, packed, d_prev)
+            _product(d_inner[:, t], kernel_t, packed_t, d_prev)
         else:
-            _product(dx[:, t, :2 * units], kernel_zr_t, packed_zr, d_prev)
+            _product(dx[:, t, :2 * units], kernel_zr_t, packed_zr_t, d_prev)
             for b in range(batch):
                 for j in range(units):
-                    d_prev[b, j] += d_rh[b, j] * zr[b, t, units + j]
+                    d_prev[b, j] += d_rh[b, j] * zr[b, units + j]
         for b in range(batch):
             for j in range(units):
                 dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]

@@ -2,15 +2,15 @@
 `lstm_sequence`, `gru_sequence` and `simple_rnn_sequence` -- each forward one
 Numba kernel running every step (kernels/recurrent.py: h @ U, the gates and
 the masks inside), each VJP one gradient op whose backward through time is one
-kernel too: the LSTM's recomputes each step's gates inside (h @ U as the
-forward computed it, on each thread's rows: 2 x 300 us in parallel against a
-344 us product over all steps, its 1.6 MB sum with xw and the c states'
-shifted copy in the op, on the Zen 4, W8's LSTM(64)); the GRU's and
-SimpleRNN's after their gates are recomputed in a few vectorised NumPy passes
-(one product h_prev @ U over all steps). The input
-projection x @ W + b of all steps stays a matmul before the op
-(layers/recurrent_cells.py), and the recurrent kernel's gradient is one matmul
-over all steps, so dW, dU and dx are one product each.
+kernel too: the LSTM's and the GRU's recompute each step's gates inside (h @ U
+as the forward computed it, on each thread's rows: for W8's LSTM(64) on the
+Zen 4, 2 x 300 us in parallel against a 344 us product over all steps, its
+1.6 MB sum with xw and the c states' shifted copy in the op); the
+SimpleRNN's after its states are recomputed in one vectorised NumPy pass
+(one product h_prev @ U over all steps). The input projection x @ W + b of
+all steps stays a product before the op (layers/recurrent_cells.py,
+matmul_bias), and the recurrent kernel's gradient is one matmul over all
+steps, so dW, dU and dx are one product each.
 
 Each op takes the projected inputs `xw` (batch, steps, gates * units) and
 returns one array (batch, steps, (1 + states) * units): per step the output,
@@ -43,25 +43,6 @@ from .registry import defop
 
 __all__ = ["lstm_sequence", "gru_sequence", "simple_rnn_sequence", "lstm_sequence_grad",
            "gru_sequence_grad", "simple_rnn_sequence_grad"]
-
-
-def _sigmoid(x):
-    """1 / (1 + exp(-x)) in four SIMD passes (the backward's recomputed gates:
-    math.py's overflow-safe sigmoid makes nine). exp(-x) overflows to inf for
-    x < -88, giving the right 0: callers run it under np.errstate(over="ignore")."""
-    out = np.negative(x)
-    np.exp(out, out=out)
-    out += 1
-    return np.reciprocal(out, out=out)
-
-
-def _quiet(fn):
-    """`fn` with exp's overflow to inf (a sigmoid's exact 0) not warned about."""
-    def run(*args, **kwargs):
-        with np.errstate(over="ignore"):
-            return fn(*args, **kwargs)
-    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    return run
 
 
 # Every array stays batch-major, (batch, steps, ...), as the layers hand it over:
@@ -212,23 +193,14 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     dx, d_kernel, d_bias, dh0 = into
-    h_prev = _previous(h0, out[..., u:])
-    h_in = _recurrent_input(h_prev, recurrent_mask)
-    if reset_after:
-        inner = _matmul_steps(h_in, recurrent_kernel) + recurrent_bias
-        zr = _sigmoid(xw[..., :2 * u] + inner[..., :2 * u])
-        hh = np.tanh(xw[..., 2 * u:] + zr[..., u:] * inner[..., 2 * u:])
-    else:
-        inner = np.empty((0, 0, 0), dt)  # read with reset_after only
-        zr = _sigmoid(xw[..., :2 * u] + _matmul_steps(h_in, recurrent_kernel[:, :2 * u]))
-        rh = zr[..., u:] * h_in
-        hh = np.tanh(xw[..., 2 * u:] + _matmul_steps(rh, recurrent_kernel[:, 2 * u:]))
     d_inner = np.empty(xw.shape, dt)
-    recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(zr, dt), _plain(hh, dt),
-                          _plain(inner, dt), _plain(h_prev, dt), _plain(h_in, dt),
-                          _plain(recurrent_kernel.T, dt),
+    rh = np.empty((0, 0, 0) if reset_after else (batch, steps, u), dt)  # r * h_in per step
+    recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(xw, dt), _plain(out, dt),
+                          _plain(h0, dt), _plain(recurrent_kernel, dt),
+                          _plain(recurrent_kernel.T, dt), _plain(recurrent_bias, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                          bool(zero_output_for_mask), bool(reset_after), dx, d_inner, dh0)
+                          bool(zero_output_for_mask), bool(reset_after), dx, d_inner, rh, dh0)
+    h_in = _recurrent_input(_previous(h0, out[..., u:]), recurrent_mask)
     if reset_after:
         d_bias[...] = d_inner.sum(axis=(0, 1))
         d_kernel[...] = _sum_steps(h_in, d_inner)
@@ -274,10 +246,9 @@ def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_
 
 
 # the gradients of xw, the recurrent kernel (and bias) and the initial states
-lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _quiet(_lstm_backward), 4)
-gru_sequence_grad = _gradient_op("gru_sequence_grad", _quiet(_gru_backward), 4)
-simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _quiet(_simple_rnn_backward),
-                                        3)
+lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _lstm_backward, 4)
+gru_sequence_grad = _gradient_op("gru_sequence_grad", _gru_backward, 4)
+simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _simple_rnn_backward, 3)
 lstm_sequence.defvjp_joint(_gradients(lstm_sequence_grad))
 gru_sequence.defvjp_joint(_gradients(gru_sequence_grad))
 simple_rnn_sequence.defvjp_joint(_gradients(simple_rnn_sequence_grad))

@@ -9,7 +9,7 @@ product) against NumPy's matmul."""
 import numba
 import numpy as np
 import pytest
-from tapeflow.kernels import gemm
+from tapeflow.kernels import activations, gemm
 from tapeflow.kernels import recurrent as kernels
 from tapeflow.runtime.jit import FASTMATH, njit
 
@@ -130,17 +130,14 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
         args = [lay(a, how) for a in (g, h_new, kernel_t, keep, rmask)]
         kernels.simple_rnn_backward(*args, zero_output, dx, d_h0)
         return dx, d_h0
-    if cell == "gru":
-        inner = h_in @ kernel + bias
-        zr = sigmoid(xw[..., :2 * u] + inner[..., :2 * u])
-        hh = np.tanh(xw[..., 2 * u:] + zr[..., u:] * inner[..., 2 * u:])
-    else:
-        inner = np.zeros((0, 0, 0), xw.dtype)
-        zr = sigmoid(xw[..., :2 * u] + h_in @ kernel[:, :2 * u])
-        hh = np.tanh(xw[..., 2 * u:] + (zr[..., u:] * h_in) @ kernel[:, 2 * u:])
+    reset_after = cell == "gru"
     dx, d_inner = np.empty_like(xw), np.empty_like(xw)
-    args = [lay(a, how) for a in (g, zr, hh, inner, h_prev, h_in, kernel_t, keep, rmask)]
-    kernels.gru_backward(*args, zero_output, cell == "gru", dx, d_inner, d_h0)
+    rh = np.empty((0, 0, 0) if reset_after else h_in.shape, xw.dtype)
+    args = [lay(a, how) for a in (g, xw, out, h0, kernel, kernel_t, bias, keep, rmask)]
+    kernels.gru_backward(*args, zero_output, reset_after, dx, d_inner, rh, d_h0)
+    if not reset_after:  # r * h_in of every step, for the op's gradient of U_h
+        r = 1 / (1 + np.exp(-(xw[..., u:2 * u] + h_in @ kernel[:, u:2 * u])))
+        np.testing.assert_allclose(rh, r * h_in, rtol=1e-12)
     return dx, d_h0
 
 
@@ -180,14 +177,14 @@ def test_backward_float32_against_float64():
 @njit(fastmath=FASTMATH, error_model="numpy")  # as the kernels call them: fastmath reaches callees
 def _activations(x, sig, tanh):
     for i in range(x.size):
-        sig[i] = kernels._sigmoid(x[i])
-        tanh[i] = kernels._tanh(x[i])
+        sig[i] = activations.sigmoid(x[i])
+        tanh[i] = activations.tanh(x[i])
 
 
 @njit(fastmath=FASTMATH, error_model="numpy")
 def _exp32(x, exp):
     for i in range(x.size):
-        exp[i] = kernels._exp32(x[i])
+        exp[i] = activations.exp32(x[i])
 
 
 @pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=needs_jit), np.float64])

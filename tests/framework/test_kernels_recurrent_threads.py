@@ -40,13 +40,13 @@ def _operands(name, batch, dtype, reset_after=True):
                 False, reset_after, np.empty((batch, T, 2 * U), dtype)]
         return kernels.gru_forward, args, (8,)
     if name == "gru_backward":
-        zr = (1 / (1 + np.exp(-a(batch, T, 2 * U)))).astype(dtype)
-        inner = a(batch, T, 3 * U) if reset_after else empty
-        args = [a(batch, T, 2 * U), zr, np.tanh(a(batch, T, U)), inner, a(batch, T, U),
-                a(batch, T, U), a(3 * U, U, scale=0.4), keep, rmask, True, reset_after,
+        kernel = a(U, 3 * U, scale=0.4)
+        rh_steps = empty if reset_after else np.empty((batch, T, U), dtype)
+        args = [a(batch, T, 2 * U), a(batch, T, 3 * U), a(batch, T, 2 * U), a(batch, U), kernel,
+                np.ascontiguousarray(kernel.T), a(3 * U), keep, rmask, True, reset_after,
                 np.empty((batch, T, 3 * U), dtype), np.empty((batch, T, 3 * U), dtype),
-                np.empty((batch, U), dtype)]
-        return kernels.gru_backward, args, (11, 12, 13)
+                rh_steps, np.empty((batch, U), dtype)]
+        return kernels.gru_backward, args, (11, 12, 14) if reset_after else (11, 12, 13, 14)
     if name == "simple_rnn_forward":
         args = [a(batch, T, U), a(U, U, scale=0.4), a(batch, U), keep, rmask, False,
                 np.empty((batch, T, 2 * U), dtype)]
