@@ -85,6 +85,17 @@ def _masked_input(h, recurrent_mask, h_in):
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _state_before(out, first, t, block, state):
+    """state = a state before step t, as the backward kernels read it back:
+    `first` (h0, c0) at the first step, else block `block` of the forward's
+    out at step t - 1 (1: h, 2: c)."""
+    units = state.shape[1]
+    for b in range(state.shape[0]):
+        for j in range(units):
+            state[b, j] = first[b, j] if t == 0 else out[b, t - 1, block * units + j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
 def _start(xw, t, z):
     """z = xw[:, t]: the step's input projection, the product then added."""
     for b in range(z.shape[0]):
@@ -143,23 +154,6 @@ def lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out):
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _lstm_step_inputs(out, h0, c0, t, recurrent_mask, h_in, c_prev):
-    """The states before step t (h0, c0 at the first step, else step t - 1's,
-    from the forward's out): h_in = h * recurrent_mask, c_prev = c."""
-    units = h_in.shape[1]
-    if t == 0:
-        for b in range(h_in.shape[0]):
-            for j in range(units):
-                h_in[b, j] = h0[b, j] * recurrent_mask[b, j]
-                c_prev[b, j] = c0[b, j]
-    else:
-        for b in range(h_in.shape[0]):
-            for j in range(units):
-                h_in[b, j] = out[b, t - 1, units + j] * recurrent_mask[b, j]
-                c_prev[b, j] = out[b, t - 1, 2 * units + j]
-
-
-@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
 def _lstm_activations(z, c_prev, gates, cand, tanh_c):
     """A step's sigmoid of every gate (B, 4U; the c block unused), tanh of the
     candidate and of the new c (B, U), from the pre-activations z (B, 4U).
@@ -195,10 +189,12 @@ def lstm_backward(g, xw, out, h0, c0, kernel, kernel_t, keep, recurrent_mask, ze
     packed, packed_t = _packed(kernel), _packed(kernel_t)
     z = np.empty((batch, 4 * units), xw.dtype)
     gates = np.empty((batch, 4 * units), xw.dtype)
-    h_in, c_prev = np.empty_like(dh0), np.empty_like(dh0)
+    h_prev, h_in, c_prev = np.empty_like(dh0), np.empty_like(dh0), np.empty_like(dh0)
     cand, tanh_c = np.empty_like(dh0), np.empty_like(dh0)
     for t in range(steps - 1, -1, -1):
-        _lstm_step_inputs(out, h0, c0, t, recurrent_mask, h_in, c_prev)
+        _state_before(out, h0, t, 1, h_prev)
+        _masked_input(h_prev, recurrent_mask, h_in)
+        _state_before(out, c0, t, 2, c_prev)
         _start(xw, t, z)
         _product(h_in, kernel, packed, z)
         _lstm_activations(z, c_prev, gates, cand, tanh_c)
@@ -226,17 +222,6 @@ def lstm_backward(g, xw, out, h0, c0, kernel, kernel_t, keep, recurrent_mask, ze
                 dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]
     dh0[:] = dh
     dc0[:] = dc
-
-
-@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _gru_step_inputs(out, h0, t, recurrent_mask, h_prev, h_in):
-    """The h before step t (h0 at the first step, else step t - 1's, from the
-    forward's out) and h_in = h * recurrent_mask."""
-    units = h_in.shape[1]
-    for b in range(h_in.shape[0]):
-        for j in range(units):
-            h_prev[b, j] = h0[b, j] if t == 0 else out[b, t - 1, units + j]
-            h_in[b, j] = h_prev[b, j] * recurrent_mask[b, j]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
@@ -345,7 +330,8 @@ def gru_backward(g, xw, out, h0, kernel, kernel_t, bias, keep, recurrent_mask, z
     h_prev, h_in, hh, rh = (np.empty_like(dh0), np.empty_like(dh0), np.empty_like(dh0),
                             np.empty_like(dh0))
     for t in range(steps - 1, -1, -1):
-        _gru_step_inputs(out, h0, t, recurrent_mask, h_prev, h_in)
+        _state_before(out, h0, t, 1, h_prev)
+        _masked_input(h_prev, recurrent_mask, h_in)
         _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh)
         if not reset_after:
             for b in range(batch):
