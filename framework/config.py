@@ -386,8 +386,9 @@ def get_kernel_choices():
     """Which kernels tapeflow runs on this machine, as measured here (a
     tapeflow extension; TF has no equivalent): {'machine': the CPU model, usable
     cores and library versions the decisions were measured for, 'decisions':
-    {'gemm': {shape class: 'tapeflow' or 'blas'}, 'threads': 'many' or
-    'one'}, 'details': the timings behind them, 'forced': decisions set with
+    {'gemm': {shape class: 'tapeflow' or 'blas'}, 'gemm MxKxN': the same for
+    a large product measured by its own shape, 'threads': 'many' or 'one'},
+    'details': the timings behind them, 'forced': decisions set with
     tapeflow.runtime.calibration.force}. Makes every decision not made yet:
     read from the user cache directory, else measured (well under a second),
     which loads the kernels. See runtime/calibration.py."""

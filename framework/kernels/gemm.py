@@ -40,8 +40,8 @@ from llvmlite import ir  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["LANES", "PANEL", "ROWS", "SHAPE_CLASSES", "add_product", "matmul", "pack_panels",
-           "shape_class", "tile", "wins"]
+__all__ = ["LANES", "MAX_SHAPES", "PANEL", "ROWS", "SHAPE_CLASSES", "SHAPE_MEASURED", "add_product",
+           "matmul", "pack_panels", "shape_class", "shape_route", "tile", "wins"]
 
 
 def _target_features():
@@ -246,16 +246,44 @@ def routes(timings, margin=calibration.MARGIN):
 
 def wins(m, k, n, dtype):
     """Whether `matmul` runs an (m, k) @ (k, n) product instead of NumPy's BLAS:
-    float32 with a panel's worth of columns, in a shape class where this kernel
-    measured faster on this machine (the 'gemm' decision: measured on first use,
-    cached; forced to 'tapeflow' or 'blas' everywhere, or per class, with
-    runtime.calibration.force)."""
+    float32 with a panel's worth of columns, where this kernel measured faster
+    on this machine: a large product (SHAPE_MEASURED) by a measurement of its own
+    shape (`shape_route`), any other by its shape class's (the 'gemm' decision).
+    Both are measured on first use and cached; `runtime.calibration.force` of
+    'gemm' ('tapeflow' or 'blas' everywhere, or per class) overrides both."""
     if dtype != np.float32 or n < _PANEL or m == 0 or k == 0:
         return False
-    decided = calibration.choice("gemm")
+    forced = calibration.forced_choice("gemm")
+    decided = calibration.choice("gemm") if forced is None else forced
     if isinstance(decided, str):
         return decided == "tapeflow"
+    if forced is None and SHAPE_MEASURED[0] <= m * k * n <= SHAPE_MEASURED[1] and (
+            len(_shapes) < MAX_SHAPES or (m, k, n) in _shapes):
+        return shape_route(m, k, n)
     return decided.get(shape_class(m, k, n)) == "tapeflow"
+
+
+# Large products are routed by their own shape, not their class's representative:
+# in one class, on an AMD Zen 4, W3's second convolution (7744, 288) @ (288, 64)
+# ran 1.26-1.34x faster on this kernel than on OpenBLAS and its input gradient
+# (7744, 64) @ (64, 288) 0.69x as fast, while the class's (4096, 288, 64) measured
+# BLAS-faster with its following product; routing the convolution's forward and
+# filter-gradient products by shape made W3's fit 1.08x faster (paired, median).
+# The bounds: from a product of ~0.1 ms to one of a few milliseconds, whose
+# measurement (calibration.time_calls' budget) still has room for repeats.
+SHAPE_MEASURED = (1 << 24, 1 << 29)  # multiply-adds
+MAX_SHAPES = 64  # shapes a process measures; further ones take their class's route
+_shapes = set()  # the (m, k, n) whose decisions are registered
+
+
+def shape_route(m, k, n):
+    """Whether this kernel beats BLAS on (m, k) @ (k, n) itself: the decision
+    'gemm m x k x n', measured like a class (`_time_product`), cached like any."""
+    name = f"gemm {m}x{k}x{n}"
+    if (m, k, n) not in _shapes:
+        calibration.register(name, lambda: _measure_shape(m, k, n), version=1)
+        _shapes.add((m, k, n))
+    return calibration.choice(name) == "tapeflow"
 
 
 def matmul(a, b):
@@ -296,31 +324,47 @@ def matmul(a, b):
 
 def _measure(repeats=5, budget=0.02, kernel=matmul):
     """('routes' decision, median seconds per class and candidate): each class's
-    product through this kernel and through NumPy's BLAS, each followed by a
-    threaded BLAS product as in a step, and that product alone after another
-    ('follow'), taking turns, within `budget` seconds per class after one
-    warm-up round (~0.3 s in all on a quiet 2-core Zen 4). A candidate's time is
-    its pair's less the median of 'follow', so the margin weighs the product
-    itself and what switching pools adds to the next one: waking BLAS's
-    workers after Numba's ran (on an AMD Zen 4, 250-300 us; there W2's fit ran
-    360-385 steps/s with every product on BLAS and 295-325 with the classes
-    this kernel won by 7-43% alone, its (128, 10) @ (10, 256) among them).
+    representative product through `_time_product`, within `budget` seconds per
+    class after one warm-up round (~0.3 s in all on a quiet 2-core Zen 4).
     `kernel` is bound here, so that a test replacing `matmul` does not see (or
     change) the calibration's calls."""
     rng = np.random.default_rng(0)
-    x, y = np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)  # threaded
     timings, medians = {}, {}
-    for cls, (m, k, n) in SHAPE_CLASSES.items():
-        a = rng.standard_normal((m, k)).astype(np.float32)
-        b = rng.standard_normal((k, n)).astype(np.float32)
-        pairs = calibration.time_calls(
-            {"tapeflow": lambda: (kernel(a, b), x @ y), "blas": lambda: (a @ b, x @ y),
-             "follow": lambda: x @ y}, repeats, budget=budget)
-        follow = float(np.median(pairs.pop("follow")))
-        timings[cls] = {c: [max(t - follow, 1e-9) for t in v] for c, v in pairs.items()}
-        medians[cls] = {c: float(np.median(v)) for c, v in timings[cls].items()}
-        medians[cls]["follow"] = follow
+    for cls, shape in SHAPE_CLASSES.items():
+        timings[cls], medians[cls] = _time_product(rng, shape, kernel, repeats, budget)
     return routes(timings), medians
+
+
+def _measure_shape(m, k, n, repeats=5, budget=0.03, kernel=matmul):
+    """(route, median seconds per candidate) of one product's own shape."""
+    timings, medians = _time_product(np.random.default_rng(0), (m, k, n), kernel, repeats,
+                                     budget)
+    return routes({"product": timings})["product"], medians
+
+
+def _time_product(rng, shape, kernel, repeats, budget):
+    """({candidate: [seconds, ...]}, {candidate: median}) of an (m, k) @ (k, n)
+    product through `kernel` and through NumPy's BLAS, each followed by a
+    threaded BLAS product as in a step, and that product alone ('follow'),
+    taking turns. A candidate's time is its pair's less the median of
+    'follow', so the margin weighs the product itself and what switching pools
+    adds to the next one: waking BLAS's workers after Numba's ran (on an AMD
+    Zen 4, 250-300 us, before BLAS ran on Numba's pool (runtime/blas_pool.py);
+    there W2's fit ran 360-385 steps/s with every product on BLAS and 295-325
+    with the classes this kernel won by 7-43% alone, its (128, 10) @ (10, 256)
+    among them)."""
+    m, k, n = shape
+    x, y = np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)  # threaded
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    pairs = calibration.time_calls(
+        {"tapeflow": lambda: (kernel(a, b), x @ y), "blas": lambda: (a @ b, x @ y),
+         "follow": lambda: x @ y}, repeats, budget=budget)
+    follow = float(np.median(pairs.pop("follow")))
+    timings = {c: [max(t - follow, 1e-9) for t in v] for c, v in pairs.items()}
+    medians = {c: float(np.median(v)) for c, v in timings.items()}
+    medians["follow"] = follow
+    return timings, medians
 
 
 calibration.register("gemm", _measure, version=3)  # 2: after the blas_spin decision;

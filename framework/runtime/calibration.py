@@ -39,8 +39,8 @@ from . import openmp
 from .atomic_files import atomic_write
 
 __all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_model", "decide_all", "faster", "force", "forced",
-           "forget", "identity", "machine_busy", "numpy_blas", "register", "spread", "time_calls", "usable_cpus",
-           "user_cache_dir"]
+           "forced_choice", "forget", "identity", "machine_busy", "numpy_blas", "register", "spread",
+           "time_calls", "usable_cpus", "user_cache_dir"]
 
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
@@ -291,6 +291,11 @@ def choices():
                 "decisions": {**{n: d[0] for n, d in _decided.items()}, **_forced},
                 "details": {n: d[1] for n, d in _decided.items()},
                 "forced": dict(_forced)}
+
+
+def forced_choice(name):
+    """The value `force` set for decision `name`, or None."""
+    return _forced.get(name)
 
 
 def force(name, value):

@@ -17,10 +17,13 @@ from tapeflow.runtime import calibration
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    """A private cache directory, a quiet machine and no decision made yet;
-    the process's decisions are restored afterwards."""
+    """A private cache directory, a quiet machine and no decision made yet (nor
+    registered for a product's own shape by the tests before); the process's
+    decisions are restored afterwards."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(calibration, "machine_busy", lambda: "")
+    monkeypatch.setattr(calibration, "_measurements", {
+        name: m for name, m in calibration._measurements.items() if not name.startswith("gemm ")})
     saved = dict(calibration._decided)
     calibration.forget()
     yield tmp_path
@@ -193,7 +196,8 @@ def _fake_timings(tapeflow_faster):
     calls = []
 
     def time_calls(candidates, repeats, before=None, budget=None, clock=None):
-        cls = list(gemm.SHAPE_CLASSES)[len(calls)]
+        # the classes in order; then any product measured by its own shape (BLAS-faster)
+        cls = list(gemm.SHAPE_CLASSES)[len(calls)] if len(calls) < len(gemm.SHAPE_CLASSES) else None
         calls.append(cls)
         fast = 0.001 if cls in tapeflow_faster else 0.003
         assert set(candidates) == {"tapeflow", "blas", "follow"}
@@ -208,6 +212,7 @@ def _fake_timings(tapeflow_faster):
 def test_the_gemm_decision_routes_as_its_measurements_say(cache, monkeypatch, tapeflow_faster):
     fake = _fake_timings(tapeflow_faster)
     monkeypatch.setattr(calibration, "time_calls", fake)
+    monkeypatch.setattr(gemm, "SHAPE_MEASURED", (0, 0))  # every product by its class
     assert calibration.choice("gemm") == {
         cls: "tapeflow" if cls in tapeflow_faster else "blas" for cls in gemm.SHAPE_CLASSES}
     for cls, (m, k, n) in gemm.SHAPE_CLASSES.items():
@@ -217,6 +222,74 @@ def test_the_gemm_decision_routes_as_its_measurements_say(cache, monkeypatch, ta
     if not tapeflow_faster:
         assert not any(gemm.wins(*shape, np.float32)
                        for shape in [(128, 784, 512), (7744, 288, 64), (288, 7744, 64)])
+
+
+@pytest.fixture
+def shapes(cache, monkeypatch):
+    """Classes measured BLAS-faster everywhere; each product measured by its own
+    shape is BLAS-faster too unless `shapes.faster` holds it; `shapes.measured`
+    lists the measurements. Registered decisions are restored afterwards."""
+    monkeypatch.setattr(calibration, "time_calls", _fake_timings(set()))
+    monkeypatch.setattr(gemm, "_shapes", set())
+
+    class Shapes:
+        faster, measured = set(), []
+
+    def measure_shape(m, k, n):
+        Shapes.measured.append((m, k, n))
+        route = "tapeflow" if (m, k, n) in Shapes.faster else "blas"
+        return route, {"tapeflow": 0.001, "blas": 0.002, "follow": 0.0005}
+    monkeypatch.setattr(gemm, "_measure_shape", measure_shape)
+    return Shapes
+
+
+def test_a_large_product_is_routed_by_a_measurement_of_its_own_shape(shapes):
+    # W3's second convolution and its input gradient: one class, opposite routes
+    # on an AMD Zen 4 (1.3x faster on the kernel, 0.7x as fast).
+    shapes.faster.add((7744, 288, 64))
+    assert gemm.shape_class(7744, 288, 64) == gemm.shape_class(7744, 64, 288)
+    assert gemm.wins(7744, 288, 64, np.float32)
+    assert not gemm.wins(7744, 64, 288, np.float32)
+    assert gemm.wins(7744, 288, 64, np.float32)
+    assert shapes.measured == [(7744, 288, 64), (7744, 64, 288)]  # once each
+    assert not gemm.wins(64, 64, 64, np.float32)  # under SHAPE_MEASURED: its class's route
+    assert not gemm.wins(7744, 288, 64, np.float64)  # float32 only
+    assert shapes.measured == [(7744, 288, 64), (7744, 64, 288)]
+    decisions = calibration.choices()["decisions"]  # as get_kernel_choices lists them
+    assert decisions["gemm 7744x288x64"] == "tapeflow" and decisions["gemm 7744x64x288"] == "blas"
+    calibration.forget()  # as a new process: read from the cache, not measured again
+    assert gemm.wins(7744, 288, 64, np.float32) and len(shapes.measured) == 2
+    assert _entries()[calibration._key(calibration.identity())]["gemm 7744x288x64"][0] == \
+        "tapeflow"
+    with calibration.forced(gemm={"tall-large": "blas"}):  # forcing 'gemm' overrides shapes
+        assert not gemm.wins(7744, 288, 64, np.float32)
+    with calibration.forced(gemm="tapeflow"):
+        assert gemm.wins(7744, 64, 288, np.float32)
+
+
+def test_a_process_measures_at_most_max_shapes(shapes, monkeypatch):
+    monkeypatch.setattr(gemm, "MAX_SHAPES", 1)
+    shapes.faster.update({(7744, 288, 64), (4096, 288, 64)})
+    assert gemm.wins(7744, 288, 64, np.float32)
+    assert not gemm.wins(4096, 288, 64, np.float32)  # one shape too many: tall-large's BLAS
+    assert gemm.wins(7744, 288, 64, np.float32)  # the shape decided stays decided
+    assert shapes.measured == [(7744, 288, 64)]
+
+
+def test_a_shape_measurement_routes_as_its_timings_say(monkeypatch):
+    def time_calls(candidates, repeats, before=None, budget=None, clock=None):
+        assert set(candidates) == {"tapeflow", "blas", "follow"}
+        return {"tapeflow": [0.0015] * 3, "blas": [0.0030] * 3, "follow": [0.0005] * 3}
+    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    route, medians = gemm._measure_shape(64, 32, 64)
+    assert route == "tapeflow"
+    assert medians == {"tapeflow": 0.001, "blas": 0.0025, "follow": 0.0005}
+
+
+def test_the_real_shape_measurement_times_both_products():
+    route, medians = gemm._measure_shape(512, 64, 64, repeats=1)
+    assert route in ("tapeflow", "blas")
+    assert set(medians) == {"tapeflow", "blas", "follow"} and min(medians.values()) > 0
 
 
 def test_shape_classes_split_by_rows_and_multiply_adds():
