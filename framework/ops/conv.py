@@ -78,8 +78,24 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
         return np.zeros_like(dx)
     g, w = _contiguous(g.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
-    cols = _matmul(g.reshape(-1, c_out), w.reshape(-1, c_out).T)
-    return k.pick(k.col2im, cols.size, n)(cols, dx, kh, kw, *geometry, ho, wo)
+    rows, wt = ho * wo, w.reshape(-1, c_out).T
+    g = g.reshape(-1, c_out)
+    per = max(1, COLUMN_CHUNK_BYTES // (rows * wt.shape[1] * dx.itemsize))
+    for start in range(0, n, per):  # a chunk's columns are added into dx while in cache
+        stop = min(n, start + per)
+        cols = _matmul(g[start * rows:stop * rows], wt)
+        k.pick(k.col2im, cols.size, stop - start)(cols, dx[start:stop], kh, kw, *geometry,
+                                                  ho, wo)
+    return dx
+
+
+# The input gradient's columns are made and added into dx a chunk of samples at a
+# time, one core's L2 cache of columns each, so that col2im reads them from the
+# cache the product left them in, not from memory: on an AMD Zen 4 (1 MB of L2),
+# W3's second convolution's input gradient (64 samples, 8.9 MB of columns) took
+# 2.33 ms whole and 1.95 ms in chunks of 8 or 16 samples (paired, medians of 60),
+# and W3's fit ran 1.08x faster with 1 MB chunks, 1.03x with 2 MB (paired).
+COLUMN_CHUNK_BYTES = calibration.l2_cache_bytes()
 
 
 def _is_direct(w_shape):

@@ -45,6 +45,26 @@ def _entries():
         return json.load(f)["entries"]
 
 
+def _cache_index(root, index, level, kind, size):
+    folder = root / f"index{index}"
+    folder.mkdir(parents=True)
+    for name, value in (("level", level), ("type", kind), ("size", size)):
+        (folder / name).write_text(f"{value}\n")
+
+
+def test_l2_cache_bytes_reads_the_level_2_data_cache_from_sysfs(tmp_path):
+    _cache_index(tmp_path, 0, 1, "Data", "32K")
+    _cache_index(tmp_path, 1, 1, "Instruction", "32K")
+    _cache_index(tmp_path, 2, 2, "Unified", "1024K")
+    _cache_index(tmp_path, 3, 3, "Unified", "32768K")
+    assert calibration.l2_cache_bytes(str(tmp_path)) == 1 << 20
+    (tmp_path / "index2" / "size").write_text("2M\n")
+    assert calibration.l2_cache_bytes(str(tmp_path)) == 2 << 20
+    (tmp_path / "index2" / "size").write_text("512 KB?\n")  # unreadable: the default
+    assert calibration.l2_cache_bytes(str(tmp_path), default=123) == 123
+    assert calibration.l2_cache_bytes(str(tmp_path / "absent"), default=456) == 456
+
+
 def test_cache_lives_under_xdg_cache_home(cache):
     assert calibration.cache_path() == os.path.join(
         str(cache), "tapeflow", "calibration", "kernel_choices.json")
