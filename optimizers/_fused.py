@@ -75,7 +75,7 @@ class FusedOptimizer(Optimizer):
             decay = dtype.type(self._decay_coef(variable, learning_rate))
         slot_vars = self._slots[self._index[id(variable)]]
         slots = [s._value for s in slot_vars] if slot_vars else slot_vars
-        if p.size <= NUMPY_MAX_SIZE or not p.flags.c_contiguous:
+        if not self._runs_kernel(p):
             self._numpy_update(p, g, slots, coefs, decay)
             return
         from ..kernels import optimizers as _k
@@ -84,6 +84,18 @@ class FusedOptimizer(Optimizer):
             flat_g = flat_g.copy()      # compile of the kernel may round differently
         flat_slots = [s.reshape(-1) for s in self._kernel_slots(slots, dtype)]
         _k.run(self._kernel_name(), p.reshape(-1), flat_g, flat_slots, coefs + (decay,))
+
+    @staticmethod
+    def _kernel_threads(name, size):
+        """The threads an update by kernel `name` of `size` elements runs on."""
+        from ..kernels import optimizers as _k
+        return _k.threads_for(name, size)
+
+    @staticmethod
+    def _runs_kernel(p):
+        """Whether an update of the array `p` runs the fused kernel (else the NumPy
+        formulas); compiler/lowering.py asks, so that generated code does as eager."""
+        return p.size > NUMPY_MAX_SIZE and p.flags.c_contiguous
 
     def _step_coefficients(self, dtype, learning_rate):
         step = getattr(self, "_step", None)

@@ -5,7 +5,8 @@ without a lowering here keeps its graph on the executor's replay.
 What lowers: the elementwise ops (their NumPy expression, which Numba fuses
 into one loop over arrays), ReLU's gradient, a bias gradient's unbroadcast,
 casts and comparisons, Variable assignments, and
-the updates of the SGD family and of Adam with a constant learning rate.
+the updates of the SGD family and of Adam with a constant learning rate
+(on the fused kernel eager runs, kernels/optimizers.py, where eager runs it).
 Each lowering returns source lines; `Unlowerable` says why one cannot.
 """
 
@@ -215,11 +216,43 @@ def lower_optimizer_apply(emit, function, args, kwargs, outputs):
         if g is None or v is None or v.constraint is not None:
             raise Unlowerable("an optimizer update with a None gradient, a constraint or a "
                               "non-Variable")
-        update = _adam_update if kernel in _ADAM_KERNELS else _sgd_update
+        if optimizer._runs_kernel(v._value):
+            update = _kernel_update  # as an eager update does
+        else:
+            update = _adam_update if kernel in _ADAM_KERNELS else _sgd_update
         update(emit, optimizer, v, emit.value(g, v._value.dtype))
     iterations = emit.variable(optimizer._iterations, write=True)
     emit.line(f"{iterations}[0] += 1")
     emit.refresh_variables()
+
+
+def _kernel_update(emit, optimizer, v, grad):
+    """The kernel an eager update of `v` runs (optimizers/_fused.py ->
+    kernels/optimizers.run), on the flat arrays, with the coefficients eager casts
+    to v's dtype and the threads eager gives it: the same bits as eager. The
+    update written out below, compiled without the kernel's fastmath, differed in
+    the last bits, and a segment holding it stayed on the replay (exact
+    agreement, native.py)."""
+    dtype, name = v._value.dtype, optimizer._kernel_name()
+    coefs = emit.per_call(lambda o=optimizer, d=dtype: _coefficients(o, d), reads=optimizer._lr)
+    threads = emit.per_call(lambda o=optimizer, n=name, size=v._value.size:
+                            o._kernel_threads(n, size))
+    arrays = [f"{emit.variable(x, write=True)}.reshape(-1)"
+              for x in [v] + list(optimizer._slots[optimizer._index[id(v)]])]
+    arrays.insert(1, f"np.ascontiguousarray({grad}).reshape(-1)")
+    count = len(_coefficients(optimizer, dtype))
+    args = ", ".join(arrays + [f"{coefs}[{i}]" for i in range(count)] + [f"{emit.ctor(dtype)}(0)"])
+    was = f"threads{len(emit.lines)}"
+    emit.line(f"{was} = optimizer_kernels.set_threads({threads})")
+    emit.line(f"optimizer_kernels.{name}({args})")
+    emit.line(f"optimizer_kernels.set_threads({was})")
+
+
+def _coefficients(optimizer, dtype):
+    """The kernel's coefficients at the call's step, as FusedOptimizer._step_coefficients
+    casts them (the learning rate as Optimizer.apply reads it)."""
+    lr, step = float(optimizer._lr._value), int(optimizer._iterations._value)
+    return tuple(dtype.type(c) for c in optimizer._coefficients(lr, step))
 
 
 def _cell(emit, variable):
@@ -250,19 +283,11 @@ def _sgd_update(emit, optimizer, v, grad):
         store(f"{cell} + {mcell}")
 
 
-def _adam_coefficients(optimizer, dtype):
-    """Adam's (alpha, 1 - beta_1, 1 - beta_2, epsilon) in `dtype` at the call's step,
-    as FusedOptimizer._step_coefficients casts them."""
-    lr, step = float(optimizer._lr._value), int(optimizer._iterations._value)
-    return tuple(dtype.type(c) for c in optimizer._coefficients(lr, step))
-
-
 def _adam_update(emit, optimizer, v, grad):
     """One loop over the elements, as kernels/optimizers._adam: each array is read
     and written once (array expressions would take three passes and temporaries)."""
     dtype = v._value.dtype
-    coefs = emit.per_call(lambda o=optimizer, d=dtype: _adam_coefficients(o, d),
-                          reads=optimizer._lr)
+    coefs = emit.per_call(lambda o=optimizer, d=dtype: _coefficients(o, d), reads=optimizer._lr)
     slots = optimizer._slots[optimizer._index[id(v)]][:3 if optimizer.amsgrad else 2]
     tag = len(emit.lines)
     flat = []

@@ -50,7 +50,8 @@ _FIRST_GUESS = 0.5  # seconds, until one compile has been measured
 _lock = threading.Lock()
 _loaded = {}  # module stem -> its Numba function, loaded once per process
 _spent = {}  # module stem -> seconds spent replaying graphs of that source
-_HEADER = "import numpy as np\nfrom tapeflow.runtime.jit import njit\n\n" + HELPERS + "\n\n@njit(cache=True)\n"
+_HEADER = ("import numpy as np\nfrom tapeflow.kernels import optimizers as optimizer_kernels\n"
+           "from tapeflow.runtime.jit import njit\n\n" + HELPERS + "\n\n@njit(cache=True)\n")
 
 
 class Tier:

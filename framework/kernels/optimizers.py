@@ -10,7 +10,9 @@ applies Keras 3's decoupled decay `p -= p * decay` before the update.
 
 import numpy as np
 
-from ..runtime.jit import FASTMATH, njit, prange, serial_and_parallel
+# runtime.jit first: it imports numba after registering the kernels' cache locator.
+from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel  # noqa: I001
+from ..runtime.blas_pool import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["KERNELS", "PARALLEL_MIN_SIZE", "run"]
 
@@ -203,6 +205,12 @@ del _fn
 # Plain SGD vectorises serially and is bound by memory bandwidth: a second
 # thread gains nothing and loses a lot when the machine is busy.
 KERNELS["sgd"] = (KERNELS["sgd"][0], KERNELS["sgd"][0])
+# Each kernel's compiled function as a module attribute (`adam`, `sgd_momentum`),
+# for the code compiler/lowering.py generates, which sets the thread count that
+# `threads_for` gives (Numba resolves a module's attributes, not a dict's items).
+for _name, (_one_thread, _) in KERNELS.items():
+    globals()[_name] = _one_thread.kernel
+del _name, _one_thread, _
 
 
 def run(name, p, g, slots, coefs):
@@ -210,3 +218,17 @@ def run(name, p, g, slots, coefs):
     serial, parallel = KERNELS[name]
     fn = parallel if p.size >= PARALLEL_MIN_SIZE else serial
     fn(p, g, *slots, *coefs)
+
+
+@njit(cache=True, nogil=True)
+def set_threads(count):
+    """Set Numba's thread count to `count` from compiled code (the code
+    compiler/lowering.py generates), returning the count before."""
+    before = get_num_threads()
+    set_num_threads(np.int32(count))
+    return before
+
+
+def threads_for(name, size):
+    """The threads `run` gives kernel `name` on `size` elements."""
+    return kernel_threads() if size >= PARALLEL_MIN_SIZE and name != "sgd" else 1

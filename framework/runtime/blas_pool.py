@@ -47,7 +47,8 @@ from numba.extending import intrinsic
 from . import openblas, openmp
 from .settings import ProcessSetting, record, skip_reason
 
-__all__ = ["fallback_calls", "install", "installed", "uninstall", "why_not_installable"]
+__all__ = ["fallback_calls", "get_num_threads", "install", "installed", "set_num_threads",
+           "uninstall", "why_not_installable"]
 
 _NAME = "openblas.threads_callback"
 _I32, _I64 = ir.IntType(32), ir.IntType(64)
@@ -155,12 +156,16 @@ def _numba_function(name, ret, params):
 
 
 @intrinsic
-def _get_num_threads(typingctx):
+def get_num_threads(typingctx):
+    """Numba's thread count, from compiled code by the threading layer's symbol
+    (numba.get_num_threads there is a ctypes pointer, which a cached function
+    cannot hold)."""
     return _numba_function("get_num_threads", _I64, [])(typingctx)
 
 
 @intrinsic
-def _set_num_threads(typingctx, count):
+def set_num_threads(typingctx, count):
+    """Set Numba's thread count (an int32) from compiled code, as get_num_threads."""
     return _numba_function("set_num_threads", ir.VoidType(), [_I32])(typingctx, count)
 
 
@@ -177,12 +182,12 @@ def _set_chunksize(typingctx, size):
 @njit(parallel=True, nogil=True, cache=True)
 def _run_on_team(dojob, numjobs, elsize, jobdata, extra):
     """The jobs on a Numba team of numjobs threads, one job each."""
-    threads, chunk = _get_num_threads(), _get_chunksize()
-    _set_num_threads(np.int32(numjobs))
+    threads, chunk = get_num_threads(), _get_chunksize()
+    set_num_threads(np.int32(numjobs))
     _set_chunksize(0)  # a chunk size the caller set would put jobs on one thread
     for i in prange(numjobs):
         _call_job(dojob, np.int64(i), jobdata + np.int64(i) * elsize, extra)
-    _set_num_threads(np.int32(threads))
+    set_num_threads(np.int32(threads))
     _set_chunksize(chunk)
 
 

@@ -270,6 +270,39 @@ def test_adam_lowers_and_follows_its_eager_update(amsgrad, dtype):
     np.testing.assert_allclose(s_got, s_eager, rtol=tolerance)
 
 
+@pytest.mark.parametrize("kernel", ["adam", "sgd_momentum", "sgd_nesterov"])
+def test_an_update_on_the_kernel_lowers_to_that_kernel_bit_for_bit(kernel, monkeypatch):
+    """Without jit_compile=True a segment must give eager's bits (native._agree): an
+    update that eager runs on its fused kernel (over 16 elements) calls that kernel,
+    on the threads eager gives it, and the small one the NumPy formulas."""
+    monkeypatch.setattr(native, "_compile_estimate", lambda: 0.0)  # compile at once
+
+    def trajectory(traced):
+        w = tf.Variable(np.linspace(-1.0, 2.0, 40, dtype=np.float32).reshape(8, 5))
+        b = tf.Variable(np.float32([0.5, -0.25, 2.0]))
+        optimizer = tf.keras.optimizers.Adam(0.1) if kernel == "adam" else \
+            tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=kernel == "sgd_nesterov")
+
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w - 0.25)) + tf.reduce_sum(tf.exp(b * 0.3))
+            optimizer.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+
+        if traced:
+            step = tf.function(step)
+        _quietly(step, calls=8)
+        return w.numpy(), b.numpy(), step
+
+    w_eager, b_eager, _ = trajectory(False)
+    w_got, b_got, step = trajectory(True)
+    (update,) = [s for s in segments.segments_of(_graph(step).tier.partial)
+                 if "Optimizer.apply" in s.op_names]
+    assert update.state == "trusted", update.reason
+    assert update.source.text.count(f"optimizer_kernels.{kernel}(") == 1  # w's, not b's
+    np.testing.assert_array_equal(w_got, w_eager)
+    np.testing.assert_array_equal(b_got, b_eager)
+
+
 def test_adam_in_a_loop_is_not_lowered():
     x = tf.Variable(1.0)
     optimizer = tf.keras.optimizers.Adam(learning_rate=0.1)

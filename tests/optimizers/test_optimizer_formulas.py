@@ -198,6 +198,25 @@ def test_kernel_serial_and_parallel_agree():
     np.testing.assert_allclose(out[0], out[1], rtol=1e-6)
 
 
+def test_the_kernels_generated_code_calls_are_runs_kernels_on_runs_threads():
+    """compiler/lowering.py calls `k.<name>` after `k.set_threads(k.threads_for(...))`:
+    the function `run` calls, on the threads `run` gives it."""
+    import numba
+    from tapeflow.kernels import optimizers as k
+    from tapeflow.runtime.jit import kernel_threads
+    for name, (one_thread, all_threads) in k.KERNELS.items():
+        assert getattr(k, name) is one_thread.kernel is all_threads.kernel
+    assert k.threads_for("adam", k.PARALLEL_MIN_SIZE - 1) == 1
+    assert k.threads_for("adam", k.PARALLEL_MIN_SIZE) == kernel_threads()
+    assert k.threads_for("sgd", k.PARALLEL_MIN_SIZE) == 1  # plain SGD runs serially
+    before = numba.get_num_threads()
+    try:
+        assert k.set_threads(1) == before and numba.get_num_threads() == 1
+        assert k.set_threads(before) == 1 and numba.get_num_threads() == before
+    finally:
+        numba.set_num_threads(before)
+
+
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Lion"])
 def test_nan_gradient_propagates(name):
     var = tf.Variable(np.ones(5000, np.float32))
