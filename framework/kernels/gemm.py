@@ -269,9 +269,12 @@ def wins(m, k, n, dtype):
 # (7744, 64) @ (64, 288) 0.69x as fast, while the class's (4096, 288, 64) measured
 # BLAS-faster with its following product; routing the convolution's forward and
 # filter-gradient products by shape made W3's fit 1.08x faster (paired, median).
-# The bounds: from a product of ~0.1 ms to one of a few milliseconds, whose
-# measurement (calibration.time_calls' budget) still has room for repeats.
-SHAPE_MEASURED = (1 << 24, 1 << 29)  # multiply-adds
+# The bounds: from a product of ~0.2 ms (below it, a few percent are a few
+# microseconds, and a smaller product routed to this kernel on a narrow win made a
+# first fit compile it: W5's first fit, cold, 3.5 -> 5.6-6.5 s for W2's (128, 256)
+# @ (256, 512)) to one of a few milliseconds, whose measurement
+# (calibration.time_calls' budget) still has room for repeats.
+SHAPE_MEASURED = (1 << 25, 1 << 29)  # multiply-adds
 MAX_SHAPES = 64  # shapes a process measures; further ones take their class's route
 _shapes = set()  # the (m, k, n) whose decisions are registered
 
