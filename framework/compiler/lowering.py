@@ -183,9 +183,11 @@ def lower_assign(emit, function, args, kwargs, outputs):
     emit.refresh_variables()
 
 
-# The SGD family: the NumPy formulas of optimizers/sgd.py, with the learning rate
-# and momentum as per-call constants; Adam (optimizers/adam.py), whose per-step
-# coefficients (bias corrections) are its own `_coefficients` at each call.
+# An update eager runs on a fused kernel calls it (`_kernel_update`); a small or
+# strided one (optimizers/_fused.py `_runs_kernel`) is written out: the SGD family's
+# NumPy formulas (optimizers/sgd.py), with the learning rate and momentum as
+# per-call constants; Adam's (optimizers/adam.py), whose per-step coefficients (bias
+# corrections) are its own `_coefficients` at each call.
 _SGD_KERNELS = ("sgd", "sgd_momentum", "sgd_nesterov")
 _ADAM_KERNELS = ("adam", "adam_amsgrad")
 
@@ -239,7 +241,9 @@ def _kernel_update(emit, optimizer, v, grad):
                             o._kernel_threads(n, size))
     arrays = [f"{emit.variable(x, write=True)}.reshape(-1)"
               for x in [v] + list(optimizer._slots[optimizer._index[id(v)]])]
-    arrays.insert(1, f"np.ascontiguousarray({grad}).reshape(-1)")
+    flat_grad = f"g{len(emit.lines)}_flat"  # made before the thread count is set
+    emit.line(f"{flat_grad} = np.ascontiguousarray({grad}).reshape(-1)")
+    arrays.insert(1, flat_grad)
     count = len(_coefficients(optimizer, dtype))
     args = ", ".join(arrays + [f"{coefs}[{i}]" for i in range(count)] + [f"{emit.ctor(dtype)}(0)"])
     was = f"threads{len(emit.lines)}"

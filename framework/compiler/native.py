@@ -37,6 +37,7 @@ import numpy as np
 from ..core import record as _record
 from ..runtime import calibration
 from ..runtime.atomic_files import atomic_write
+from ..runtime.kernel_sources import PROCESS_TAG, kernel_sources
 from . import codegen, segments
 from .executor import run_arrays
 from .lowering import HELPERS, Unlowerable
@@ -216,11 +217,22 @@ def _agree(mine, theirs, exact=True):
     return np.allclose(mine, theirs, rtol=tolerance, atol=tolerance * scale, equal_nan=True)
 
 
+def _kernels_line():
+    """The first line of a generated module: the digest of tapeflow's kernel sources,
+    whose functions the module calls and Numba compiles into it (an optimizer's fused
+    kernel), so that a module compiled before an edit of them is not loaded after it
+    (Numba's stamp covers the module's own file only; runtime/kernel_sources.py)."""
+    try:
+        return f"# tapeflow kernels {kernel_sources()}\n"
+    except OSError:
+        return f"# tapeflow kernels unreadable in process {PROCESS_TAG}\n"
+
+
 class _Module:
     """The file a Source is written to, named by the hash of its text, and its function."""
 
     def __init__(self, source):
-        self.text = _HEADER + source.text
+        self.text = _kernels_line() + _HEADER + source.text
         self.stem = "graph_" + hashlib.sha1(self.text.encode()).hexdigest()[:24]
         self.directory = calibration.user_cache_dir("functions")
 

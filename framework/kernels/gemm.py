@@ -40,8 +40,9 @@ from llvmlite import ir  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["LANES", "MAX_SHAPES", "PANEL", "ROWS", "SHAPE_CLASSES", "SHAPE_MEASURED", "add_product",
-           "matmul", "pack_panels", "shape_class", "shape_route", "tile", "wins"]
+__all__ = ["LANES", "MAX_SHAPES", "PANEL", "ROWS", "SHAPE_CLASSES", "SHAPE_MAX_BYTES",
+           "SHAPE_MEASURED", "SHAPE_MIN_ROWS", "add_product", "matmul", "pack_panels",
+           "shape_class", "shape_route", "tile", "wins"]
 
 
 def _target_features():
@@ -257,10 +258,17 @@ def wins(m, k, n, dtype):
     decided = calibration.choice("gemm") if forced is None else forced
     if isinstance(decided, str):
         return decided == "tapeflow"
-    if forced is None and SHAPE_MEASURED[0] <= m * k * n <= SHAPE_MEASURED[1] and (
-            len(_shapes) < MAX_SHAPES or (m, k, n) in _shapes):
-        return shape_route(m, k, n)
+    if forced is None and _measured_by_shape(m, k, n):
+        route = shape_route(m, k, n)
+        if route is not None:
+            return route
     return decided.get(shape_class(m, k, n)) == "tapeflow"
+
+
+def _measured_by_shape(m, k, n):
+    return (SHAPE_MEASURED[0] <= m * k * n <= SHAPE_MEASURED[1] and m >= SHAPE_MIN_ROWS
+            and (m * k + k * n) * 4 <= SHAPE_MAX_BYTES
+            and (len(_shapes) < MAX_SHAPES or (m, k, n) in _shapes))
 
 
 # Large products are routed by their own shape, not their class's representative:
@@ -274,19 +282,32 @@ def wins(m, k, n, dtype):
 # first fit compile it: W5's first fit, cold, 3.5 -> 5.6-6.5 s for W2's (128, 256)
 # @ (256, 512)) to one of a few milliseconds, whose measurement
 # (calibration.time_calls' budget) still has room for repeats.
+# The measurement makes operands of the product's shape: products of few rows
+# (a batch-1 layer, whose weights may take gigabytes) or large operands keep their
+# class's route.
 SHAPE_MEASURED = (1 << 25, 1 << 29)  # multiply-adds
+SHAPE_MIN_ROWS = 32
+SHAPE_MAX_BYTES = 1 << 26  # of the two float32 operands
 MAX_SHAPES = 64  # shapes a process measures; further ones take their class's route
 _shapes = set()  # the (m, k, n) whose decisions are registered
+_failed = {}  # (m, k, n) -> why its measurement raised: its class's route is taken
 
 
 def shape_route(m, k, n):
     """Whether this kernel beats BLAS on (m, k) @ (k, n) itself: the decision
-    'gemm m x k x n', measured like a class (`_time_product`), cached like any."""
+    'gemm MxKxN', measured like a class (`_time_product`), cached like any;
+    None when its measurement failed (the caller takes the class's route)."""
     name = f"gemm {m}x{k}x{n}"
+    if (m, k, n) in _failed:
+        return None
     if (m, k, n) not in _shapes:
         calibration.register(name, lambda: _measure_shape(m, k, n), version=1)
         _shapes.add((m, k, n))
-    return calibration.choice(name) == "tapeflow"
+    try:
+        return calibration.choice(name) == "tapeflow"
+    except Exception as error:  # noqa: BLE001 -- e.g. MemoryError: the product itself goes on
+        _failed[(m, k, n)] = f"{type(error).__name__}: {error}"
+        return None
 
 
 def matmul(a, b):
@@ -358,8 +379,8 @@ def _time_product(rng, shape, kernel, repeats, budget):
     among them)."""
     m, k, n = shape
     x, y = np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)  # threaded
-    a = rng.standard_normal((m, k)).astype(np.float32)
-    b = rng.standard_normal((k, n)).astype(np.float32)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
     pairs = calibration.time_calls(
         {"tapeflow": lambda: (kernel(a, b), x @ y), "blas": lambda: (a @ b, x @ y),
          "follow": lambda: x @ y}, repeats, budget=budget)

@@ -231,4 +231,5 @@ def set_threads(count):
 
 def threads_for(name, size):
     """The threads `run` gives kernel `name` on `size` elements."""
-    return kernel_threads() if size >= PARALLEL_MIN_SIZE and name != "sgd" else 1
+    serial, parallel = KERNELS[name]
+    return kernel_threads() if size >= PARALLEL_MIN_SIZE and parallel is not serial else 1

@@ -80,7 +80,8 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
     rows, wt = ho * wo, w.reshape(-1, c_out).T
     g = g.reshape(-1, c_out)
-    per = max(1, COLUMN_CHUNK_BYTES // (rows * wt.shape[1] * dx.itemsize))
+    # at least a sample a core: col2im runs the samples on parallel threads
+    per = max(calibration.usable_cpus(), COLUMN_CHUNK_BYTES // (rows * wt.shape[1] * dx.itemsize))
     for start in range(0, n, per):  # a chunk's columns are added into dx while in cache
         stop = min(n, start + per)
         cols = _matmul(g[start * rows:stop * rows], wt)
@@ -90,11 +91,9 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
 
 
 # The input gradient's columns are made and added into dx a chunk of samples at a
-# time, one core's L2 cache of columns each, so that col2im reads them from the
-# cache the product left them in, not from memory: on an AMD Zen 4 (1 MB of L2),
-# W3's second convolution's input gradient (64 samples, 8.9 MB of columns) took
-# 2.33 ms whole and 1.95 ms in chunks of 8 or 16 samples (paired, medians of 60),
-# and W3's fit ran 1.08x faster with 1 MB chunks, 1.03x with 2 MB (paired).
+# time, one core's L2 cache of columns each, so that col2im reads them from cache:
+# on an AMD Zen 4 (1 MB of L2), W3's second convolution's input gradient 2.33 ms
+# whole, 1.95 ms in chunks of 8 or 16 samples; W3's fit 1.08x faster (paired).
 COLUMN_CHUNK_BYTES = calibration.l2_cache_bytes()
 
 

@@ -1,8 +1,8 @@
 """calibration.py: which kernel runs is measured on the running machine, not
 taken from constants measured on one CPU.
 
-A decision (which GEMM for which shape class, one thread or many for the
-parallel kernels) is made the first time it is needed: its measurement, a
+A decision (which GEMM for which shape class, or for a large product's own
+shape; one thread or many for the parallel kernels) is made the first time it is needed: its measurement, a
 function registered by the module that owns the kernels (`register`), times
 the candidates for a few milliseconds, and a decision function turns the
 timings into choices (`faster`: the challenger must beat the default by
@@ -111,7 +111,7 @@ def l2_cache_bytes(root="/sys/devices/system/cpu/cpu0/cache", default=1 << 20):
                     size = f.read().strip()
                 return int(size[:-1]) * _SIZE_UNITS[size[-1]] if size[-1] in _SIZE_UNITS \
                     else int(size)
-    except (OSError, ValueError):
+    except (OSError, ValueError, IndexError):  # IndexError: an empty size file
         pass
     return default
 

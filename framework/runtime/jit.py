@@ -9,7 +9,6 @@ BLAS's and a co-loaded OpenMP pool share the cores), and declares the
 fastmath flags once. It leaves os.environ, Numba's config and the user's own Numba functions
 as they were."""
 
-import hashlib
 import os
 import statistics
 import tempfile
@@ -18,6 +17,8 @@ import time
 import types
 
 from . import calibration, openblas, openmp
+from .kernel_sources import PROCESS_TAG as _PROCESS_TAG  # noqa: F401 -- the locator's stamps
+from .kernel_sources import kernel_sources as _kernel_sources
 from .settings import user_setting
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tapeflow/
@@ -61,48 +62,6 @@ from numba import njit, prange  # noqa: E402,F401 -- kernels import both from he
 from numba.core import caching as _caching  # noqa: E402
 
 
-def _kernel_modules(package_dir=_PACKAGE_DIR):
-    """The paths of every module in kernels/ and runtime/, the two folders whose
-    Numba functions tapeflow's kernels call, in a fixed order."""
-    paths = []
-    for folder in ("kernels", "runtime"):
-        directory = os.path.join(package_dir, folder)
-        paths += [os.path.join(directory, name) for name in sorted(os.listdir(directory))
-                  if name.endswith(".py")]
-    return paths
-
-
-def _kernel_sources_digest(package_dir=_PACKAGE_DIR):
-    """A digest of the text of every module in kernels/ and runtime/."""
-    digest = hashlib.sha256()
-    for path in _kernel_modules(package_dir):
-        with open(path, "rb") as source:
-            digest.update(os.path.basename(path).encode() + b"\0" + source.read())
-    return digest.hexdigest()
-
-
-def _kernel_stats(package_dir=_PACKAGE_DIR):
-    return tuple((path, st.st_mtime_ns, st.st_size)
-                 for path in _kernel_modules(package_dir) for st in [os.stat(path)])
-
-
-_first_look = []  # [(stats, digest)]: the kernel sources as this process first saw them
-
-
-def _kernel_sources():
-    """The kernels' part of a cache stamp: the sources' digest as this process
-    first saw them (the modules it imported are that code), or, once they have
-    changed since, a stamp of this process alone, which no later process
-    matches: what it compiles from then on may mix older and newer code.
-    Raises OSError where a module cannot be read."""
-    stats = _kernel_stats()
-    if not _first_look:
-        _first_look.append((stats, _kernel_sources_digest()))
-    seen, digest = _first_look[0]
-    return digest if stats == seen else f"changed while process {_PROCESS_TAG} ran"
-
-
-_PROCESS_TAG = f"{os.getpid()}-{time.time_ns()}"
 
 
 class _TapeflowCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._CacheLocator):

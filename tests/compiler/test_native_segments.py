@@ -270,18 +270,25 @@ def test_adam_lowers_and_follows_its_eager_update(amsgrad, dtype):
     np.testing.assert_allclose(s_got, s_eager, rtol=tolerance)
 
 
-@pytest.mark.parametrize("kernel", ["adam", "sgd_momentum", "sgd_nesterov"])
-def test_an_update_on_the_kernel_lowers_to_that_kernel_bit_for_bit(kernel, monkeypatch):
+@pytest.mark.parametrize("threaded", [False, True], ids=["one-thread", "all-threads"])
+@pytest.mark.parametrize("kernel", ["adam", "sgd_momentum", "sgd_nesterov", "sgd"])
+def test_an_update_on_the_kernel_lowers_to_that_kernel_bit_for_bit(kernel, threaded,
+                                                                   monkeypatch):
     """Without jit_compile=True a segment must give eager's bits (native._agree): an
     update that eager runs on its fused kernel (over 16 elements) calls that kernel,
-    on the threads eager gives it, and the small one the NumPy formulas."""
+    on the threads eager gives it (all of them from PARALLEL_MIN_SIZE elements), and
+    the small one the NumPy formulas."""
+    from tapeflow.kernels import optimizers as optimizer_kernels
     monkeypatch.setattr(native, "_compile_estimate", lambda: 0.0)  # compile at once
+    if threaded:
+        monkeypatch.setattr(optimizer_kernels, "PARALLEL_MIN_SIZE", 32)
 
     def trajectory(traced):
         w = tf.Variable(np.linspace(-1.0, 2.0, 40, dtype=np.float32).reshape(8, 5))
         b = tf.Variable(np.float32([0.5, -0.25, 2.0]))
         optimizer = tf.keras.optimizers.Adam(0.1) if kernel == "adam" else \
-            tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=kernel == "sgd_nesterov")
+            tf.keras.optimizers.SGD(0.1, momentum=0.0 if kernel == "sgd" else 0.9,
+                                    nesterov=kernel == "sgd_nesterov")
 
         def step():
             with tf.GradientTape() as tape:
@@ -301,6 +308,18 @@ def test_an_update_on_the_kernel_lowers_to_that_kernel_bit_for_bit(kernel, monke
     assert update.source.text.count(f"optimizer_kernels.{kernel}(") == 1  # w's, not b's
     np.testing.assert_array_equal(w_got, w_eager)
     np.testing.assert_array_equal(b_got, b_eager)
+
+
+def test_a_generated_module_names_the_kernel_sources_it_calls():
+    """Generated code calls tapeflow's kernels, which Numba compiles into it: its
+    file (and so its disk cache) is named by their sources' digest too, so that an
+    edit of a kernel is not answered by code compiled before it."""
+    from tapeflow.compiler import codegen
+    from tapeflow.runtime import kernel_sources
+    source = codegen.Source("def graph_function():\n    return ()\n", [], [], [], [], [])
+    module = native._Module(source)
+    assert module.text.startswith(f"# tapeflow kernels {kernel_sources.kernel_sources()}\n")
+    assert module.stem == native._Module(source).stem
 
 
 def test_adam_in_a_loop_is_not_lowered():

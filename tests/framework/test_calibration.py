@@ -287,6 +287,38 @@ def test_a_large_product_is_routed_by_a_measurement_of_its_own_shape(shapes):
         assert gemm.wins(7744, 64, 288, np.float32)
 
 
+def test_a_shape_measured_blas_faster_overrides_its_class(shapes, monkeypatch):
+    monkeypatch.setattr(calibration, "time_calls", _fake_timings({"tall-large"}))
+    shapes.faster.add((4096, 288, 64))
+    assert gemm.wins(4096, 288, 64, np.float32)
+    assert not gemm.wins(7744, 64, 288, np.float32)  # its class this kernel's, its shape BLAS
+    assert calibration.choice("gemm")["tall-large"] == "tapeflow"
+
+
+def test_few_rows_and_large_operands_take_their_class(shapes, monkeypatch):
+    monkeypatch.setattr(calibration, "time_calls", _fake_timings({"few-large", "short-large"}))
+    assert gemm.wins(1, 4096, 8192, np.float32)  # a batch-1 layer: few-large's route
+    rows = gemm.SHAPE_MAX_BYTES // (4 * 1024)  # an (m, 1024) operand past the cap
+    assert gemm.wins(rows // 2, 2048, 32, np.float32) == (gemm.shape_class(
+        rows // 2, 2048, 32) in {"few-large", "short-large"})
+    assert shapes.measured == []
+
+
+def test_a_failed_shape_measurement_takes_the_class_route_once(shapes, monkeypatch):
+    calls = []
+
+    def failing(m, k, n):
+        calls.append((m, k, n))
+        raise MemoryError("no room for the operands")
+    monkeypatch.setattr(gemm, "_measure_shape", failing)
+    monkeypatch.setattr(gemm, "_failed", {})
+    monkeypatch.setattr(calibration, "time_calls", _fake_timings({"tall-large"}))
+    assert gemm.wins(7744, 288, 64, np.float32)  # tall-large's route
+    assert gemm.wins(7744, 288, 64, np.float32)
+    assert calls == [(7744, 288, 64)]  # not measured again
+    assert "MemoryError" in gemm._failed[(7744, 288, 64)]
+
+
 def test_a_process_measures_at_most_max_shapes(shapes, monkeypatch):
     monkeypatch.setattr(gemm, "MAX_SHAPES", 1)
     shapes.faster.update({(7744, 288, 64), (4096, 288, 64)})

@@ -16,6 +16,7 @@ import pytest
 
 from tapeflow.runtime import openblas as _openblas
 from tapeflow.runtime import jit as _numba
+from tapeflow.runtime import kernel_sources
 
 # Run with the affinity mask argv[2] ("-": as inherited), `library` argv[1]
 # loaded first ("-": none) and the 'threads' decision forced to argv[3]
@@ -251,18 +252,18 @@ def test_a_kernels_cache_is_stale_once_any_kernel_module_changes(tmp_path):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / name).write_text("X = 1\n")
     (tmp_path / "kernels" / "notes.txt").write_text("not a module")
-    before = _numba._kernel_sources_digest(str(tmp_path))
+    before = kernel_sources._kernel_sources_digest(str(tmp_path))
     (tmp_path / "kernels" / "notes.txt").write_text("still not a module")
-    assert _numba._kernel_sources_digest(str(tmp_path)) == before
+    assert kernel_sources._kernel_sources_digest(str(tmp_path)) == before
     (tmp_path / "kernels" / "callee.py").write_text("X = 2\n")
-    changed = _numba._kernel_sources_digest(str(tmp_path))
+    changed = kernel_sources._kernel_sources_digest(str(tmp_path))
     assert changed != before
     (tmp_path / "runtime" / "jit.py").write_text("X = 2\n")
-    assert _numba._kernel_sources_digest(str(tmp_path)) not in (before, changed)
+    assert kernel_sources._kernel_sources_digest(str(tmp_path)) not in (before, changed)
     from tapeflow.kernels import elementwise
     locator = _numba._TapeflowCacheLocator.from_function(_some_function, elementwise.__file__)
     own, kernels = locator.get_source_stamp()
-    assert kernels == _numba._kernel_sources_digest()
+    assert kernels == kernel_sources._kernel_sources_digest()
     assert own == _numbas_stamp(elementwise.__file__)
 
 
@@ -272,12 +273,12 @@ def test_kernel_sources_edited_while_the_process_runs_match_no_later_process(mon
     stamp must be one no later process computes, and an unreadable module
     declines caching (Numba's own locators take the function)."""
     from tapeflow.kernels import elementwise
-    first = _numba._kernel_sources()
-    assert first == _numba._kernel_sources_digest()
-    seen = _numba._kernel_stats()
+    first = kernel_sources.kernel_sources()
+    assert first == kernel_sources._kernel_sources_digest()
+    seen = kernel_sources._kernel_stats()
     edited = seen[:-1] + ((seen[-1][0], seen[-1][1] + 1, seen[-1][2]),)
-    monkeypatch.setattr(_numba, "_kernel_stats", lambda: edited)
-    changed = _numba._kernel_sources()
+    monkeypatch.setattr(kernel_sources, "_kernel_stats", lambda: edited)
+    changed = kernel_sources.kernel_sources()
     assert changed != first and _numba._PROCESS_TAG in changed
     locator = _numba._TapeflowCacheLocator.from_function(_some_function, elementwise.__file__)
     assert locator.get_source_stamp()[1] == changed

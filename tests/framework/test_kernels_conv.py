@@ -197,26 +197,32 @@ def test_pick_uses_the_parallel_variant_only_for_large_batched_work():
     assert _k.pick(_k.conv2d_forward, 10**8, 1) is _k.conv2d_forward[0]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("per_chunk", [1, 2, 3, 5])
 @pytest.mark.parametrize("seed", range(4))
-def test_the_input_gradient_in_chunks_of_samples_matches_reference(seed, per_chunk, monkeypatch):
+def test_the_input_gradient_in_chunks_of_samples_matches_reference(seed, per_chunk, dtype,
+                                                                   monkeypatch):
     """ops/conv.py makes the input gradient's columns and adds them into dx a chunk
-    of samples at a time (COLUMN_CHUNK_BYTES); 5 samples in chunks of 1, 2 and 3
-    (the last one shorter) and whole, through the product and col2im."""
+    of samples at a time (COLUMN_CHUNK_BYTES, at least a sample a core); 5 samples
+    in chunks of 1 (or the cores), 2, 3 (the last one shorter) and whole."""
     from tapeflow.ops import conv as conv_ops
+    from tapeflow.runtime import calibration
     rng = np.random.default_rng(200 + seed)
     xs, ws, st, di, pads = random_geometry(rng)
     xs = (5,) + xs[1:]
     ho, wo = _out_hw(xs, ws, st, di, pads)
-    g, w = rng.standard_normal((5, ho, wo, ws[3])), rng.standard_normal(ws)
-    sample_bytes = ho * wo * ws[0] * ws[1] * ws[2] * 8
+    g = rng.standard_normal((5, ho, wo, ws[3])).astype(dtype)
+    w = rng.standard_normal(ws).astype(dtype)
+    sample_bytes = ho * wo * ws[0] * ws[1] * ws[2] * np.dtype(dtype).itemsize
     monkeypatch.setattr(conv_ops, "COLUMN_CHUNK_BYTES", per_chunk * sample_bytes)
+    per_chunk = max(per_chunk, calibration.usable_cpus())
     products = []
     real_matmul = conv_ops._matmul
     monkeypatch.setattr(conv_ops, "_matmul", lambda a, b: products.append(a.shape[0]) or
                         real_matmul(a, b))
     dx = conv_ops._conv_in(g, w, xs[1:3], st, di, pads)
+    assert dx.dtype == dtype
     np.testing.assert_allclose(dx, conv2d_input_grad_reference(g, w, xs[1:3], st, di, pads),
-                               rtol=1e-10, atol=1e-10)
+                               **_tol(dtype))
     sizes = [min(per_chunk, 5 - s) for s in range(0, 5, per_chunk)]
     assert products == [size * ho * wo for size in sizes]
