@@ -10,6 +10,7 @@ Every op accepts extra leading axes on its inputs (a batch of cotangents from
 `jacobian`, or the leading axes of a higher-order gradient): the conv ops
 broadcast them like matmul does; the pools fold them into the batch axis."""
 
+import functools
 import weakref
 
 import numpy as np
@@ -81,7 +82,8 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
     rows, wt = ho * wo, w.reshape(-1, c_out).T
     g = g.reshape(-1, c_out)
     # at least a sample a core: col2im runs the samples on parallel threads
-    per = max(calibration.usable_cpus(), COLUMN_CHUNK_BYTES // (rows * wt.shape[1] * dx.itemsize))
+    chunk = COLUMN_CHUNK_BYTES or _l2_cache_bytes()
+    per = max(calibration.usable_cpus(), chunk // (rows * wt.shape[1] * dx.itemsize))
     for start in range(0, n, per):  # a chunk's columns are added into dx while in cache
         stop = min(n, start + per)
         cols = _matmul(g[start * rows:stop * rows], wt)
@@ -90,11 +92,10 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
     return dx
 
 
-# The input gradient's columns are made and added into dx a chunk of samples at a
-# time, one core's L2 cache of columns each, so that col2im reads them from cache:
-# on an AMD Zen 4 (1 MB of L2), W3's second convolution's input gradient 2.33 ms
-# whole, 1.95 ms in chunks of 8 or 16 samples; W3's fit 1.08x faster (paired).
-COLUMN_CHUNK_BYTES = calibration.l2_cache_bytes()
+# Input-gradient columns a chunk: one core's L2 cache (read at first use), so that
+# col2im reads them from cache (Zen 4: W3's conv2 input gradient 2.33 -> 1.95 ms).
+COLUMN_CHUNK_BYTES = None
+_l2_cache_bytes = functools.cache(calibration.l2_cache_bytes)
 
 
 def _is_direct(w_shape):

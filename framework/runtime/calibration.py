@@ -2,8 +2,9 @@
 taken from constants measured on one CPU.
 
 A decision (which GEMM for which shape class, or for a large product's own
-shape; one thread or many for the parallel kernels) is made the first time it is needed: its measurement, a
-function registered by the module that owns the kernels (`register`), times
+shape; one thread or many for the parallel kernels) is made the first time it
+is needed: its measurement, a function registered by the module that owns the
+kernels (`register`), times
 the candidates for a few milliseconds, and a decision function turns the
 timings into choices (`faster`: the challenger must beat the default by
 MARGIN, so noise keeps the default, and a BLAS that is faster everywhere is

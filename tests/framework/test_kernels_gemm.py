@@ -154,7 +154,7 @@ def test_conv_ops_route_tall_products_and_match_float64(monkeypatch):
     # forward, input gradient (in chunks of samples, ops/conv.py) and filter gradient,
     # where the kernel wins here
     from tapeflow.ops import conv as conv_ops
-    per = max(calibration.usable_cpus(), conv_ops.COLUMN_CHUNK_BYTES // (121 * 288 * 4))
+    per = max(calibration.usable_cpus(), conv_ops._l2_cache_bytes() // (121 * 288 * 4))
     chunks = [((min(per, 64 - start) * 121, 64), 288) for start in range(0, 64, per)]
     expected = [shape for shape, n in [((7744, 288), 64)] + chunks + [((288, 7744), 64)]
                 if gemm.wins(*shape, n, np.float32)]
