@@ -84,7 +84,8 @@ def forward(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output):
     """The forward kernel's result."""
     out = np.empty((B, xw.shape[1], (3 if cell == "lstm" else 2) * U), xw.dtype)
     if cell == "lstm":
-        kernels.lstm_forward(xw, kernel, h0, c0, keep, rmask, zero_output, out)
+        kernels.lstm_forward(xw, kernel, h0, c0, keep, rmask, zero_output, out,
+                             np.empty((B, 0, 4 * U), xw.dtype))
     elif cell == "simple":
         kernels.simple_rnn_forward(xw, kernel, h0, keep, rmask, zero_output, out)
     else:
@@ -109,9 +110,10 @@ def test_forward_against_numpy(how, cell, dtype, zero_output):
         assert np.all(got[~KEEP][:, :U] == 0)
 
 
-def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
+def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how, pre=None):
     """(d xw, d h0[, d c0]) from the backward kernel, its operands built by
-    NumPy from the reference forward and laid out as `how` says."""
+    NumPy from the reference forward and laid out as `how` says; the LSTM's
+    from the pre-activations `pre` when given (as its forward keeps them)."""
     u = U
     out = reference(cell.replace("_v1", ""), xw, kernel, bias, h0, c0, keep, rmask, zero_output,
                     reset_after=cell != "gru_v1")
@@ -121,7 +123,9 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
     d_h0 = np.empty_like(h0)
     if cell == "lstm":
         dz, d_c0 = np.empty_like(xw), np.empty_like(c0)
-        args = [lay(a, how) for a in (g, xw, out, h0, c0, kernel, kernel_t, keep, rmask)]
+        if pre is None:
+            pre = np.empty((B, 0, 4 * u), xw.dtype)
+        args = [lay(a, how) for a in (g, xw, pre, out, h0, c0, kernel, kernel_t, keep, rmask)]
         kernels.lstm_backward(*args, zero_output, dz, d_h0, d_c0)
         return dz, d_h0, d_c0
     if cell == "simple":
@@ -162,6 +166,36 @@ def test_backward_against_finite_differences(how, cell, zero_output):
                                         reset_after=cell != "gru_v1"))
         numeric = (value(eps) - value(-eps)) / (2 * eps)
         np.testing.assert_allclose(np.sum(grad * direction), numeric, rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("how", ["contiguous", "sliced"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("zero_output", [False, True])
+def test_lstm_keeps_its_pre_activations_for_the_backward(how, dtype, zero_output):
+    """The forward writes each step's pre-activations xw[:, t] + (h * mask) @ U
+    (NumPy's from the reference states, within rounding); the backward reading
+    them gives the bits it gives computing them again from the forward's out."""
+    xw, kernel, bias, h0, c0, rmask = operands("lstm", dtype)
+    out, pre = np.empty((B, T, 3 * U), dtype), np.full((B, T, 4 * U), np.nan, dtype)
+    kernels.lstm_forward(*[lay(a, how) for a in (xw, kernel, h0, c0, KEEP, rmask)],
+                         zero_output, out, pre)
+    wide = [a.astype(np.float64) for a in (xw, kernel, h0, c0, rmask)]
+    ref = reference("lstm", wide[0], wide[1], None, wide[2], wide[3], KEEP, wide[4],
+                    zero_output)
+    h_prev = np.concatenate([wide[2][:, None], ref[:, :-1, U:2 * U]], axis=1)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(pre, wide[0] + (h_prev * wide[4][:, None]) @ wide[1],
+                               rtol=tol, atol=tol)
+    g = RNG.standard_normal((B, T, 3 * U)).astype(dtype)
+    grads = []
+    for kept in (pre, np.empty((B, 0, 4 * U), dtype)):
+        dz, d_h0, d_c0 = np.empty_like(xw), np.empty_like(h0), np.empty_like(c0)
+        operands_ = (g, xw, kept, out, h0, c0, kernel, np.ascontiguousarray(kernel.T), KEEP,
+                     rmask)
+        kernels.lstm_backward(*[lay(a, how) for a in operands_], zero_output, dz, d_h0, d_c0)
+        grads.append((dz, d_h0, d_c0))
+    for read, again in zip(*grads):
+        np.testing.assert_array_equal(read, again)
 
 
 def test_backward_float32_against_float64():

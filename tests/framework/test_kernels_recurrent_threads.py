@@ -24,17 +24,19 @@ def _operands(name, batch, dtype, reset_after=True):
     keep = RNG.random((batch, T)) < 0.8
     rmask = np.where(RNG.random((batch, U)) < 0.3, 0.0, 1 / 0.7).astype(dtype)
     empty = np.zeros((0, 0, 0), dtype)
-    if name == "lstm_forward":
+    if name == "lstm_forward":  # keeping the pre-activations (position 8)
         args = [a(batch, T, 4 * U), a(U, 4 * U, scale=0.4), a(batch, U), a(batch, U), keep,
-                rmask, False, np.empty((batch, T, 3 * U), dtype)]
-        return kernels.lstm_forward, args, (7,)
-    if name == "lstm_backward":
+                rmask, False, np.empty((batch, T, 3 * U), dtype),
+                np.empty((batch, T, 4 * U), dtype)]
+        return kernels.lstm_forward, args, (7, 8)
+    if name in ("lstm_backward", "lstm_backward_kept"):  # computing them again, or reading
         kernel = a(U, 4 * U, scale=0.4)
-        args = [a(batch, T, 3 * U), a(batch, T, 4 * U), a(batch, T, 3 * U), a(batch, U),
+        pre = a(batch, T, 4 * U) if name.endswith("kept") else np.empty((batch, 0, 4 * U), dtype)
+        args = [a(batch, T, 3 * U), a(batch, T, 4 * U), pre, a(batch, T, 3 * U), a(batch, U),
                 a(batch, U), kernel, np.ascontiguousarray(kernel.T), keep, rmask, True,
                 np.empty((batch, T, 4 * U), dtype), np.empty((batch, U), dtype),
                 np.empty((batch, U), dtype)]
-        return kernels.lstm_backward, args, (10, 11, 12)
+        return kernels.lstm_backward, args, (11, 12, 13)
     if name == "gru_forward":
         args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(batch, U), keep, rmask,
                 False, reset_after, np.empty((batch, T, 2 * U), dtype)]
@@ -56,7 +58,7 @@ def _operands(name, batch, dtype, reset_after=True):
     return kernels.simple_rnn_backward, args, (6, 7)
 
 
-KERNELS = ["lstm_forward", "lstm_backward", "gru_forward", "gru_backward",
+KERNELS = ["lstm_forward", "lstm_backward", "lstm_backward_kept", "gru_forward", "gru_backward",
            "simple_rnn_forward", "simple_rnn_backward"]
 
 
@@ -140,7 +142,8 @@ def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores
 
 
 @pytest.mark.parametrize("name, position", [
-    ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_backward", 2), ("gru_backward", 3),
+    ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_forward", 8), ("lstm_backward", 2),
+    ("gru_backward", 3),
     ("simple_rnn_backward", 7)])
 def test_run_names_an_operand_of_another_batch(name, position):
     # The kernels check no bounds: a (1, U) state for a batch of 32 would be read past its end.

@@ -5,10 +5,14 @@ loops, see the module) with masks, recurrent dropout masks, zero outputs for
 masked steps, an empty batch and no steps, and the jacobian's batched
 cotangents."""
 
+import gc
+
 import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.kernels import recurrent_threads
+from tapeflow.ops import recurrent as recurrent_ops
 from tapeflow.ops.recurrent import gru_sequence, lstm_sequence, simple_rnn_sequence
 from tapeflow.testing.gradients import Case
 
@@ -190,3 +194,90 @@ GRADCHECK_CASES = [
 @pytest.mark.parametrize("case", GRADCHECK_CASES, ids=repr)
 def test_gradcheck(case):
     case.check()
+
+
+# -- the LSTM's pre-activations, kept by the forward for its backward -----------------------
+def _pre_shapes(monkeypatch):
+    """The shape of the pre-activations array each LSTM kernel call is given."""
+    seen = []
+
+    def run(kernel, *args):
+        if kernel.__name__.startswith("lstm"):
+            seen.append((kernel.__name__, args[8 if kernel.__name__ == "lstm_forward" else 2]
+                         .shape))
+        return real(kernel, *args)
+    real = recurrent_threads.run
+    monkeypatch.setattr(recurrent_threads, "run", run)
+    return seen
+
+
+def _lstm_step(xw, k, h0, c0, g, **masks):
+    tensors = [tf.constant(a) for a in (xw, k, h0, c0)]
+    with tf.GradientTape() as tape:
+        tape.watch(tensors)
+        loss = tf.reduce_sum(lstm_sequence(*tensors, **masks) * g)
+    return [t.numpy() for t in tape.gradient(loss, tensors)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lstm_backward_reads_what_its_forward_kept(monkeypatch, dtype):
+    b, t, u = 33, 6, 4  # two slices of the batch on two threads
+    xw, k, h0, c0 = (_r(*s).astype(dtype) for s in ((b, t, 4 * u), (u, 4 * u), (b, u), (b, u)))
+    g = _r(b, t, 3 * u).astype(dtype)
+    masks = {"mask": _RNG.random((b, t)) < 0.8,
+             "recurrent_mask": np.where(_RNG.random((b, u)) < 0.3, 0, 2).astype(dtype)}
+    seen = _pre_shapes(monkeypatch)
+    kept = _lstm_step(xw, k, h0, c0, g, **masks)
+    assert seen == [("lstm_forward", (b, t, 4 * u)), ("lstm_backward", (b, t, 4 * u))]
+    seen.clear()
+    monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, shape, dtype:
+                        np.empty(shape, dtype))
+    again = _lstm_step(xw, k, h0, c0, g, **masks)
+    assert seen[1] == ("lstm_backward", (b, 0, 4 * u))
+    for a, c in zip(kept, again):  # the same product on the same rows: the same bits
+        np.testing.assert_array_equal(a, c)
+
+
+def test_lstm_keeps_nothing_untaped_and_forgets_with_its_output(monkeypatch):
+    xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    seen = _pre_shapes(monkeypatch)
+    before = len(recurrent_ops._KEPT)
+    _call(lstm_sequence, xw, k, h0, c0)
+    assert seen == [("lstm_forward", (2, 0, 8))] and len(recurrent_ops._KEPT) == before
+    with tf.GradientTape() as tape:
+        out = _call(lstm_sequence, xw, k, h0, c0)
+    assert len(recurrent_ops._KEPT) == before + 1
+    del out, tape
+    gc.collect()
+    assert len(recurrent_ops._KEPT) == before
+
+
+def test_lstm_kept_pre_activations_serve_only_their_own_operands():
+    xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    with tf.GradientTape():
+        out = _call(lstm_sequence, xw, k, h0, c0)._value
+    (entry,) = [v for key, v in recurrent_ops._KEPT.items() if key == id(out)]
+    operands = entry[:-1]
+    assert recurrent_ops._kept(out, operands, (2, 0, 8), np.float64) is entry[-1]
+    for i in range(len(operands)):  # another array in any place: computed again
+        other = list(operands)
+        other[i] = None if other[i] is not None else np.ones(1)
+        assert recurrent_ops._kept(out, tuple(other), (2, 0, 8), np.float64).shape == (2, 0, 8)
+    assert recurrent_ops._kept(out, operands, (2, 0, 8), np.float32).shape == (2, 0, 8)
+
+
+def test_a_replayed_lstm_step_keeps_its_pre_activations(monkeypatch):
+    xw, k, h0, c0 = (tf.constant(_r(*s).astype(np.float32))
+                     for s in ((4, 5, 12), (3, 12), (4, 3), (4, 3)))
+
+    @tf.function
+    def step(xw):
+        with tf.GradientTape() as tape:
+            tape.watch(xw)
+            loss = tf.reduce_sum(lstm_sequence(xw, k, h0, c0) ** 2)
+        return tape.gradient(loss, xw)
+    first = step(xw).numpy()
+    seen = _pre_shapes(monkeypatch)
+    np.testing.assert_array_equal(step(xw).numpy(), first)
+    assert seen == [("lstm_forward", (4, 5, 12)), ("lstm_backward", (4, 5, 12))]
+    np.testing.assert_array_equal(step.python_function(xw).numpy(), first)  # eager
