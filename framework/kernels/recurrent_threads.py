@@ -34,9 +34,9 @@ def _lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_ma
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        _k.lstm_backward(g[lo:hi], xw[lo:hi], pre[lo:hi], out[lo:hi], h0[lo:hi], c0[lo:hi], kernel, kernel_t,
-                         keep[lo:hi], recurrent_mask[lo:hi], zero_output, dz[lo:hi], dh0[lo:hi],
-                         dc0[lo:hi])
+        _k.lstm_backward(g[lo:hi], xw[lo:hi], pre[lo:hi], out[lo:hi], h0[lo:hi], c0[lo:hi],
+                         kernel, kernel_t, keep[lo:hi], recurrent_mask[lo:hi], zero_output,
+                         dz[lo:hi], dh0[lo:hi], dc0[lo:hi])
 
 
 def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out,
