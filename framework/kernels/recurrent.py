@@ -5,9 +5,9 @@ every step back. Masks (a masked step keeps the states and outputs the
 previous output or zeros) and the recurrent dropout mask are arrays the op
 always passes (all True / all ones when absent: the same values). The
 backward kernels recompute what they need of the forward from their inputs
-and the states in the forward's out: each step's pre-activations (the LSTM,
-unless its forward kept them) or gates (the GRU), with the forward's own
-product on the thread's rows;
+and the states in the forward's out: each step's pre-activations (the LSTM)
+or gates (the GRU), with the forward's own product on the thread's rows
+unless the forward kept its products (`pre`, when a backward will follow);
 the SimpleRNN's from its new states, a vectorised NumPy pass over all steps.
 The products over all steps (the SimpleRNN's h_prev @ U, every recurrent
 kernel's gradient) stay one matmul each in the op. Each kernel runs on one thread;
@@ -262,11 +262,27 @@ def _gru_inner(xw, t, h_in, kernel, bias, reset_after, packs, inner, rh):
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh):
-    """Step t's gates as gru_forward computes them: _gru_inner's products, zr
-    the sigmoid of z and r, hh the candidate."""
+def _gru_kept_inner(xw, t, h_in, reset_after, pre, inner, rh):
+    """Step t's recurrent products as the forward kept them in pre (B, T, 3U),
+    and without reset_after rh = r * h_in from them, as _gru_inner computes it."""
     batch, units = h_in.shape
-    _gru_inner(xw, t, h_in, kernel, bias, reset_after, packs, inner, rh)
+    _start(pre, t, inner)
+    if not reset_after:
+        for b in range(batch):
+            for j in range(units):
+                rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh, pre):
+    """Step t's gates as gru_forward computes them: _gru_inner's products (read
+    from `pre` when the forward kept them there), zr the sigmoid of z and r,
+    hh the candidate."""
+    batch, units = h_in.shape
+    if pre.shape[1]:
+        _gru_kept_inner(xw, t, h_in, reset_after, pre, inner, rh)
+    else:
+        _gru_inner(xw, t, h_in, kernel, bias, reset_after, packs, inner, rh)
     for b in range(batch):
         for j in range(2 * units):
             zr[b, j] = _sigmoid(xw[b, t, j] + inner[b, j])
@@ -281,10 +297,13 @@ def _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh)
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out):
+def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out, pre):
     """Keras's GRU (gates z, r, h) over all steps: xw (B, T, 3U) with the input
     bias, kernel (U, 3U), bias (3U,) the recurrent bias (reset_after only),
-    h0, recurrent_mask (B, U), keep (B, T); writes out (B, T, 2U): output, h."""
+    h0, recurrent_mask (B, U), keep (B, T); writes out (B, T, 2U): output, h,
+    and, unless `pre` is (B, 0, 3U), each step's recurrent products (h_in @ U
+    + bias, or h_in @ U_zr and (r * h_in) @ U_h) into pre (B, T, 3U), which
+    the backward then reads instead of computing them again."""
     batch, steps, units = xw.shape[0], xw.shape[1], kernel.shape[0]
     h = h0.copy()
     y = np.zeros_like(h)
@@ -309,6 +328,8 @@ def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_a
                 for j in range(units):
                     rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
             _product(rh, kernel_h, packed_h, inner[:, 2 * units:])
+        if pre.shape[1]:
+            _keep_step(inner, t, pre)
         for b in range(batch):
             for j in range(units):
                 z = _sigmoid(xw[b, t, j] + inner[b, j])
@@ -322,12 +343,13 @@ def gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_a
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def gru_backward(g, xw, out, h0, kernel, kernel_t, bias, keep, recurrent_mask, zero_output,
+def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_mask, zero_output,
                  reset_after, dx, d_inner, rh_steps, dh0):
     """The GRU's backward through time. g (B, T, 2U): the gradient of the
     forward's out (B, T, 2U), whose states are read back; xw (B, T, 3U),
     kernel (U, 3U), bias (3U,), h0: the forward's operands, from which each
-    step's gates are computed again as the forward did; kernel_t (3U, U).
+    step's gates are computed again as the forward did, from the recurrent
+    products it kept in pre (B, T, 3U) unless pre is (B, 0, 3U); kernel_t (3U, U).
     Writes dx (B, T, 3U), the input projection's gradient; d_inner (B, T, 3U),
     that of h_in @ U (+ bias) with reset_after, else of h_in @ U_zr and
     (r * h_in) @ U_h; rh_steps (B, T, U), r * h_in per step, without
@@ -348,7 +370,7 @@ def gru_backward(g, xw, out, h0, kernel, kernel_t, bias, keep, recurrent_mask, z
     for t in range(steps - 1, -1, -1):
         _state_before(out, h0, t, 1, h_prev)
         _masked_input(h_prev, recurrent_mask, h_in)
-        _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh)
+        _gru_gates(xw, t, h_in, kernel, bias, reset_after, packs, inner, zr, hh, rh, pre)
         if not reset_after:
             for b in range(batch):
                 for j in range(units):

@@ -40,24 +40,24 @@ def _lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_ma
 
 
 def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out,
-                 rows):
+                 pre, rows):
     batch = xw.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
         _k.gru_forward(xw[lo:hi], kernel, bias, h0[lo:hi], keep[lo:hi], recurrent_mask[lo:hi],
-                       zero_output, reset_after, out[lo:hi])
+                       zero_output, reset_after, out[lo:hi], pre[lo:hi])
 
 
-def _gru_backward(g, xw, out, h0, kernel, kernel_t, bias, keep, recurrent_mask, zero_output,
-                  reset_after, dx, d_inner, rh_steps, dh0, rows):
+def _gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_mask,
+                  zero_output, reset_after, dx, d_inner, rh_steps, dh0, rows):
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
         # `rh_steps` is written without reset_after only; with it the op passes an empty array.
-        _k.gru_backward(g[lo:hi], xw[lo:hi], out[lo:hi], h0[lo:hi], kernel, kernel_t, bias,
-                        keep[lo:hi], recurrent_mask[lo:hi], zero_output, reset_after,
-                        dx[lo:hi], d_inner[lo:hi], rh_steps if reset_after else rh_steps[lo:hi],
-                        dh0[lo:hi])
+        _k.gru_backward(g[lo:hi], xw[lo:hi], pre[lo:hi], out[lo:hi], h0[lo:hi], kernel,
+                        kernel_t, bias, keep[lo:hi], recurrent_mask[lo:hi], zero_output,
+                        reset_after, dx[lo:hi], d_inner[lo:hi],
+                        rh_steps if reset_after else rh_steps[lo:hi], dh0[lo:hi])
 
 
 def _simple_rnn_forward(xw, kernel, h0, keep, recurrent_mask, zero_output, out, rows):
@@ -82,12 +82,12 @@ def _pair(fn):
 
 # kernel -> ((its variant over slices of the batch on one thread, on all threads),
 # the positions of the arguments whose leading axis is the batch; gru_backward's
-# `rh_steps`, position 13, is one of them without reset_after, position 10)
+# `rh_steps`, position 14, is one of them without reset_after, position 11)
 SLICED = {
     _k.lstm_forward: (_pair(_lstm_forward), (0, 2, 3, 4, 5, 7, 8)),
     _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 3, 4, 5, 8, 9, 11, 12, 13)),
-    _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8)),
-    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 7, 8, 11, 12, 14)),
+    _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8, 9)),
+    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 4, 8, 9, 12, 13, 15)),
     _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 2, 3, 4, 6)),
     _k.simple_rnn_backward: (_pair(_simple_rnn_backward), (0, 1, 3, 4, 6, 7)),
 }
@@ -115,8 +115,8 @@ def run(kernel, *args):
     if pair is None:
         return kernel(*args)
     batch = args[0].shape[0]
-    if kernel is _k.gru_backward and not args[10]:
-        batched += (13,)
+    if kernel is _k.gru_backward and not args[11]:
+        batched += (14,)
     for i in batched:
         if args[i].shape[0] != batch:
             raise ValueError(f"{kernel.__name__}: argument {i} has shape {args[i].shape}, "

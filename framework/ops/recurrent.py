@@ -2,15 +2,14 @@
 `lstm_sequence`, `gru_sequence` and `simple_rnn_sequence` -- each forward one
 Numba kernel running every step (kernels/recurrent.py: h @ U, the gates and
 the masks inside), each VJP one gradient op whose backward through time is one
-kernel too: the LSTM's reads each step's pre-activations, which its forward
-keeps when a backward will follow (a recording tape, or a replayed graph with
-its backward: `_KEPT`, as the convolution keeps its columns; W8's LSTM(64) on
-the Zen 4: backward kernel 0.99 -> 0.73 ms, forward +0.02 ms, fit 1.08x
-paired), and computes them again otherwise; the GRU's recomputes each step's
-gates inside (h @ U as the forward computed it, on each thread's rows: for
-W8's LSTM(64) on the Zen 4, 2 x 300 us in parallel against a 344 us product
-over all steps, its 1.6 MB sum with xw and the c states' shifted copy in the
-op); the
+kernel too: the LSTM's and the GRU's read each step's recurrent products
+(h @ U), which their forward keeps when a backward will follow (a recording
+tape, or a replayed graph with its backward: `_KEPT`, as the convolution
+keeps its columns; W8's LSTM(64) on the Zen 4: backward kernel 0.99 -> 0.73
+ms, forward +0.02 ms, fit 1.08x paired), and compute them again otherwise,
+as the forward did, on each thread's rows (for W8's LSTM(64) on the Zen 4,
+2 x 300 us in parallel against a 344 us product over all steps, its 1.6 MB
+sum with xw and the c states' shifted copy in the op); the
 SimpleRNN's after its states are recomputed in one vectorised NumPy pass
 (one product h_prev @ U over all steps). The input projection x @ W + b of
 all steps stays a product before the op (layers/recurrent_cells.py,
@@ -83,10 +82,11 @@ def _recurrent_input(h, recurrent_mask):
     return h if recurrent_mask is None else h * recurrent_mask[:, None]
 
 
-# What a forward computed for its backward (the LSTM's pre-activations), kept beside
-# its output array until that array dies, as the convolution keeps its columns: under
-# a recording tape, or while a graph with its backward replays (record.replaying).
-# Keyed by id(out); holds (the forward's operands, what it kept).
+# What a forward computed for its backward (the LSTM's pre-activations, the GRU's
+# recurrent products), kept beside its output array until that array dies, as the
+# convolution keeps its columns: under a recording tape, or while a graph with its
+# backward replays (record.replaying). Keyed by id(out); holds (the forward's
+# operands, what it kept).
 _KEPT = {}
 
 
@@ -217,10 +217,14 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 2 * u), dt)
+    kept = _record._recording or _record.replaying  # a backward will read them
+    pre = np.empty((batch, steps if kept else 0, 3 * u), dt)
     recurrent_threads.run(kernels.gru_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
                           _plain(recurrent_bias, dt), _plain(h0, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                          bool(zero_output_for_mask), bool(reset_after), out)
+                          bool(zero_output_for_mask), bool(reset_after), out, pre)
+    if kept:
+        _keep(out, (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask, pre))
     return out
 
 
@@ -233,7 +237,10 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
     dx, d_kernel, d_bias, dh0 = into
     d_inner = np.empty(xw.shape, dt)
     rh = np.empty((0, 0, 0) if reset_after else (batch, steps, u), dt)  # r * h_in per step
-    recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(xw, dt), _plain(out, dt),
+    operands = (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask)
+    pre = _kept(out, operands, (batch, 0, 3 * u), dt)
+    recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(xw, dt), pre,
+                          _plain(out, dt),
                           _plain(h0, dt), _plain(recurrent_kernel, dt),
                           _plain(recurrent_kernel.T, dt), _plain(recurrent_bias, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),

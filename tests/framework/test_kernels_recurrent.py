@@ -89,7 +89,8 @@ def forward(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output):
     elif cell == "simple":
         kernels.simple_rnn_forward(xw, kernel, h0, keep, rmask, zero_output, out)
     else:
-        kernels.gru_forward(xw, kernel, bias, h0, keep, rmask, zero_output, cell == "gru", out)
+        kernels.gru_forward(xw, kernel, bias, h0, keep, rmask, zero_output, cell == "gru", out,
+                            np.empty((B, 0, 3 * U), xw.dtype))
     return out
 
 
@@ -137,7 +138,8 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how, 
     reset_after = cell == "gru"
     dx, d_inner = np.empty_like(xw), np.empty_like(xw)
     rh = np.empty((0, 0, 0) if reset_after else h_in.shape, xw.dtype)
-    args = [lay(a, how) for a in (g, xw, out, h0, kernel, kernel_t, bias, keep, rmask)]
+    no_pre = np.empty((B, 0, 3 * u), xw.dtype)
+    args = [lay(a, how) for a in (g, xw, no_pre, out, h0, kernel, kernel_t, bias, keep, rmask)]
     kernels.gru_backward(*args, zero_output, reset_after, dx, d_inner, rh, d_h0)
     if not reset_after:  # r * h_in of every step, for the op's gradient of U_h
         r = 1 / (1 + np.exp(-(xw[..., u:2 * u] + h_in @ kernel[:, u:2 * u])))
@@ -194,6 +196,42 @@ def test_lstm_keeps_its_pre_activations_for_the_backward(how, dtype, zero_output
                      rmask)
         kernels.lstm_backward(*[lay(a, how) for a in operands_], zero_output, dz, d_h0, d_c0)
         grads.append((dz, d_h0, d_c0))
+    for read, again in zip(*grads):
+        np.testing.assert_array_equal(read, again)
+
+
+@pytest.mark.parametrize("how", ["contiguous", "sliced"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reset_after", [True, False])
+def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_after):
+    """The forward writes each step's h_in @ U + bias (reset_after), or h_in @ U_zr
+    and (r * h_in) @ U_h (NumPy's from the reference states, within rounding); the
+    backward reading them gives the bits it gives computing them again."""
+    xw, kernel, bias, h0, _, rmask = operands("gru", dtype)
+    out, pre = np.empty((B, T, 2 * U), dtype), np.full((B, T, 3 * U), np.nan, dtype)
+    kernels.gru_forward(*[lay(a, how) for a in (xw, kernel, bias, h0, KEEP, rmask)], True,
+                        reset_after, out, pre)
+    wide = [a.astype(np.float64) for a in (xw, kernel, bias, h0, rmask)]
+    ref = reference("gru", wide[0], wide[1], wide[2], wide[3], None, KEEP, wide[4], True,
+                    reset_after=reset_after)
+    h_in = np.concatenate([wide[3][:, None], ref[:, :-1, U:]], axis=1) * wide[4][:, None]
+    if reset_after:
+        expected = h_in @ wide[1] + wide[2]
+    else:
+        r = sigmoid(wide[0][..., U:2 * U] + h_in @ wide[1][:, U:2 * U])
+        expected = np.concatenate([h_in @ wide[1][:, :2 * U], (r * h_in) @ wide[1][:, 2 * U:]],
+                                  axis=-1)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(pre, expected, rtol=tol, atol=tol)
+    g = RNG.standard_normal((B, T, 2 * U)).astype(dtype)
+    grads = []
+    for kept in (pre, np.empty((B, 0, 3 * U), dtype)):
+        written = [np.empty_like(xw), np.empty_like(xw),
+                   np.empty((0, 0, 0) if reset_after else (B, T, U), dtype), np.empty_like(h0)]
+        operands_ = (g, xw, kept, out, h0, kernel, np.ascontiguousarray(kernel.T), bias, KEEP,
+                     rmask)
+        kernels.gru_backward(*[lay(a, how) for a in operands_], True, reset_after, *written)
+        grads.append(written)
     for read, again in zip(*grads):
         np.testing.assert_array_equal(read, again)
 

@@ -37,18 +37,20 @@ def _operands(name, batch, dtype, reset_after=True):
                 np.empty((batch, T, 4 * U), dtype), np.empty((batch, U), dtype),
                 np.empty((batch, U), dtype)]
         return kernels.lstm_backward, args, (11, 12, 13)
-    if name == "gru_forward":
+    if name == "gru_forward":  # keeping the recurrent products (position 9)
         args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(batch, U), keep, rmask,
-                False, reset_after, np.empty((batch, T, 2 * U), dtype)]
-        return kernels.gru_forward, args, (8,)
-    if name == "gru_backward":
+                False, reset_after, np.empty((batch, T, 2 * U), dtype),
+                np.empty((batch, T, 3 * U), dtype)]
+        return kernels.gru_forward, args, (8, 9)
+    if name in ("gru_backward", "gru_backward_kept"):  # computing them again, or reading
         kernel = a(U, 3 * U, scale=0.4)
         rh_steps = empty if reset_after else np.empty((batch, T, U), dtype)
-        args = [a(batch, T, 2 * U), a(batch, T, 3 * U), a(batch, T, 2 * U), a(batch, U), kernel,
-                np.ascontiguousarray(kernel.T), a(3 * U), keep, rmask, True, reset_after,
+        pre = a(batch, T, 3 * U) if name.endswith("kept") else np.empty((batch, 0, 3 * U), dtype)
+        args = [a(batch, T, 2 * U), a(batch, T, 3 * U), pre, a(batch, T, 2 * U), a(batch, U),
+                kernel, np.ascontiguousarray(kernel.T), a(3 * U), keep, rmask, True, reset_after,
                 np.empty((batch, T, 3 * U), dtype), np.empty((batch, T, 3 * U), dtype),
                 rh_steps, np.empty((batch, U), dtype)]
-        return kernels.gru_backward, args, (11, 12, 14) if reset_after else (11, 12, 13, 14)
+        return kernels.gru_backward, args, (12, 13, 15) if reset_after else (12, 13, 14, 15)
     if name == "simple_rnn_forward":
         args = [a(batch, T, U), a(U, U, scale=0.4), a(batch, U), keep, rmask, False,
                 np.empty((batch, T, 2 * U), dtype)]
@@ -59,7 +61,7 @@ def _operands(name, batch, dtype, reset_after=True):
 
 
 KERNELS = ["lstm_forward", "lstm_backward", "lstm_backward_kept", "gru_forward", "gru_backward",
-           "simple_rnn_forward", "simple_rnn_backward"]
+           "gru_backward_kept", "simple_rnn_forward", "simple_rnn_backward"]
 
 
 def _written(args, outputs):
@@ -89,7 +91,7 @@ def test_slices_give_the_one_call_bits(name, dtype, batch):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_gru_without_reset_after_slices_alike(dtype):
-    for name in ("gru_forward", "gru_backward"):
+    for name in ("gru_forward", "gru_backward", "gru_backward_kept"):
         kernel, args, outputs = _operands(name, 24, dtype, reset_after=False)
         one_thread, all_threads = threads.SLICED[kernel][0]
         one_thread(*args, 24)
@@ -143,8 +145,7 @@ def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores
 
 @pytest.mark.parametrize("name, position", [
     ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_forward", 8), ("lstm_backward", 2),
-    ("gru_backward", 3),
-    ("simple_rnn_backward", 7)])
+    ("gru_forward", 9), ("gru_backward", 2), ("gru_backward", 4), ("simple_rnn_backward", 7)])
 def test_run_names_an_operand_of_another_batch(name, position):
     # The kernels check no bounds: a (1, U) state for a batch of 32 would be read past its end.
     kernel, args, _ = _operands(name, 4 * gemm.ROWS, np.float32)

@@ -197,14 +197,16 @@ def test_gradcheck(case):
 
 
 # -- the LSTM's pre-activations, kept by the forward for its backward -----------------------
+_PRE_POSITION = {"lstm_forward": 8, "lstm_backward": 2, "gru_forward": 9, "gru_backward": 2}
+
+
 def _pre_shapes(monkeypatch):
-    """The shape of the pre-activations array each LSTM kernel call is given."""
+    """The shape of the kept-products array each LSTM and GRU kernel call is given."""
     seen = []
 
     def run(kernel, *args):
-        if kernel.__name__.startswith("lstm"):
-            seen.append((kernel.__name__, args[8 if kernel.__name__ == "lstm_forward" else 2]
-                         .shape))
+        if kernel.__name__ in _PRE_POSITION:
+            seen.append((kernel.__name__, args[_PRE_POSITION[kernel.__name__]].shape))
         return real(kernel, *args)
     real = recurrent_threads.run
     monkeypatch.setattr(recurrent_threads, "run", run)
@@ -281,3 +283,30 @@ def test_a_replayed_lstm_step_keeps_its_pre_activations(monkeypatch):
     np.testing.assert_array_equal(step(xw).numpy(), first)
     assert seen == [("lstm_forward", (4, 5, 12)), ("lstm_backward", (4, 5, 12))]
     np.testing.assert_array_equal(step.python_function(xw).numpy(), first)  # eager
+
+
+@pytest.mark.parametrize("reset_after", [True, False])
+def test_gru_backward_reads_what_its_forward_kept(monkeypatch, reset_after):
+    b, t, u = 33, 6, 4
+    xw, k, bias, h0 = (_r(*s).astype(np.float32) for s in ((b, t, 3 * u), (u, 3 * u), (3 * u,),
+                                                            (b, u)))
+    g = _r(b, t, 2 * u).astype(np.float32)
+    masks = {"mask": _RNG.random((b, t)) < 0.8, "reset_after": reset_after,
+             "recurrent_mask": np.where(_RNG.random((b, u)) < 0.3, 0, 2).astype(np.float32)}
+
+    def step():
+        tensors = [tf.constant(a) for a in (xw, k, bias, h0)]
+        with tf.GradientTape() as tape:
+            tape.watch(tensors)
+            loss = tf.reduce_sum(gru_sequence(*tensors, **masks) * g)
+        return [t.numpy() for t in tape.gradient(loss, tensors)]
+    seen = _pre_shapes(monkeypatch)
+    kept = step()
+    assert seen == [("gru_forward", (b, t, 3 * u)), ("gru_backward", (b, t, 3 * u))]
+    seen.clear()
+    monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, shape, dtype:
+                        np.empty(shape, dtype))
+    again = step()
+    assert seen == [("gru_forward", (b, t, 3 * u)), ("gru_backward", (b, 0, 3 * u))]
+    for a, c in zip(kept, again):
+        np.testing.assert_array_equal(a, c)
