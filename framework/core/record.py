@@ -79,6 +79,12 @@ def current_tapes():
     return list(_local.tapes)
 
 
+def recording_here():
+    """Whether a tape records in the calling thread (the process-wide truth test
+    first: no thread-local lookup while no thread records)."""
+    return bool(_recording) and bool(_local.tapes)
+
+
 class _Record(tuple):
     """One recorded op application, (op, inputs, out, attrs): what the walk needs.
 

@@ -106,7 +106,8 @@ def _start(xw, t, z):
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
 def _keep_step(z, t, pre):
-    """pre[:, t] = z: a step's pre-activations, kept for the backward."""
+    """pre[:, t] = z: a step's products (the LSTM's pre-activations, the GRU's
+    recurrent products), kept for the backward."""
     for b in range(z.shape[0]):
         for j in range(z.shape[1]):
             pre[b, t, j] = z[b, j]

@@ -93,6 +93,11 @@ SLICED = {
 }
 
 
+# kernel -> (the position of its kept products, that of xw): (B, 0 or T, xw's width)
+KEPT = {_k.lstm_forward: (8, 0), _k.lstm_backward: (2, 1), _k.gru_forward: (9, 0),
+        _k.gru_backward: (2, 1)}
+
+
 def rows_per_slice(batch, threads):
     """The rows each thread takes: an even share of the batch, rounded up to
     whole register tiles of the product (gemm.ROWS)."""
@@ -108,8 +113,9 @@ def run(kernel, *args):
     it is.
 
     Raises:
-        ValueError: if a batch-major operand's leading size is not the batch's
-            (the kernels check no bounds: they would read past its end).
+        ValueError: if a batch-major operand's leading size is not the batch's,
+            or kept products are neither (batch, 0, xw's width) nor xw's shape
+            (the kernels check no bounds: they would read past their end).
     """
     pair, batched = SLICED.get(kernel, (None, ()))
     if pair is None:
@@ -121,6 +127,12 @@ def run(kernel, *args):
         if args[i].shape[0] != batch:
             raise ValueError(f"{kernel.__name__}: argument {i} has shape {args[i].shape}, "
                              f"whose leading axis should be the batch, {batch}")
+    if kernel in KEPT:
+        at, of = KEPT[kernel]
+        kept, xw = args[at].shape, args[of].shape
+        if kept[1:] not in ((0, xw[2]), xw[1:]):
+            raise ValueError(f"{kernel.__name__}: argument {at} (the kept products) has "
+                             f"shape {kept}, which should be {(batch, 0, xw[2])} or {xw}")
     rows = rows_per_slice(batch, kernel_threads()) if batch > gemm.ROWS else batch
     if rows >= batch:
         return pair[0](*args, max(batch, 1))  # one slice, on this thread

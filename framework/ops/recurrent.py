@@ -3,7 +3,7 @@
 Numba kernel running every step (kernels/recurrent.py: h @ U, the gates and
 the masks inside), each VJP one gradient op whose backward through time is one
 kernel too: the LSTM's and the GRU's read each step's recurrent products
-(h @ U), which their forward keeps when a backward will follow (a recording
+(xw + h @ U; the GRU's h @ U), which their forward keeps when a backward will follow (a recording
 tape, or a replayed graph with its backward: `_KEPT`, as the convolution
 keeps its columns; W8's LSTM(64) on the Zen 4: backward kernel 0.99 -> 0.73
 ms, forward +0.02 ms, fit 1.08x paired; a GRU(64)'s fit 1.09x), and compute
@@ -84,26 +84,38 @@ def _recurrent_input(h, recurrent_mask):
 
 # What a forward computed for its backward (the LSTM's pre-activations, the GRU's
 # recurrent products), kept beside its output array until that array dies, as the
-# convolution keeps its columns: under a recording tape, or while a graph with its
-# backward replays (record.replaying). Keyed by id(out); holds (the forward's
-# operands, what it kept).
+# convolution keeps its columns: when a tape records in the calling thread, or while
+# a graph with its backward replays (record.replaying). Keyed by id(out); holds
+# (weak references to the forward's operand arrays (None for an absent mask), a copy
+# of its recurrent kernel, what it kept).
 _KEPT = {}
 
 
-def _keep(out, operands_and_kept):
-    _KEPT[id(out)] = operands_and_kept
+def _will_backward():
+    """Whether a backward may read what a forward keeps."""
+    return _record.recording_here() or bool(_record.replaying)
+
+
+def _keep(out, operands, kernel, kept):
+    """Keep `kept` for the backward of the forward that made `out` from `operands`.
+    The recurrent kernel is copied (U x gates * U, small): a Variable assigned in
+    place before the backward (an optimizer step under a persistent tape) must not
+    meet products made with its old values; the backward uses the copy throughout."""
+    refs = tuple(None if a is None else weakref.ref(a) if isinstance(a, np.ndarray)
+                 else (lambda a=a: a) for a in operands)  # (a mask given as a list)
+    _KEPT[id(out)] = (refs, np.array(kernel, kept.dtype), kept)
     weakref.finalize(out, _KEPT.pop, id(out), None)
 
 
-def _kept(out, operands, empty_shape, dtype):
-    """What the forward that made `out` kept, if it ran on these very operand
-    arrays, in `dtype`; else an empty array of `empty_shape` (the kernel then
-    computes it again)."""
+def _kept(out, operands, kernel, empty_shape):
+    """(the recurrent kernel, what the forward that made `out` kept) if that forward
+    ran on these very operand arrays; else (`kernel`, an empty array of
+    `empty_shape` in out's dtype), and the kernel computes the products again."""
     entry = _KEPT.get(id(out))
-    if entry is not None and all(a is b for a, b in zip(entry, operands)) \
-            and entry[-1].dtype == dtype:
-        return entry[-1]
-    return np.empty(empty_shape, dtype)
+    if entry is not None and len(entry[0]) == len(operands) and all(
+            (a is None) if ref is None else (ref() is a) for ref, a in zip(entry[0], operands)):
+        return entry[1], entry[2]
+    return kernel, np.empty(empty_shape, out.dtype)
 
 
 def _gradient_op(name, backward, count):
@@ -174,14 +186,14 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 3 * u), dt)
-    kept = _record._recording or _record.replaying  # a backward will read them
+    kept = _will_backward()
     pre = np.empty((batch, steps if kept else 0, 4 * u), dt)
     recurrent_threads.run(kernels.lstm_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
                           _plain(h0, dt), _plain(c0, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), out, pre)
     if kept:
-        _keep(out, (xw, recurrent_kernel, h0, c0, mask, recurrent_mask, pre))
+        _keep(out, (xw, recurrent_kernel, h0, c0, mask, recurrent_mask), recurrent_kernel, pre)
     return out
 
 
@@ -193,7 +205,7 @@ def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_ma
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     dz, d_kernel, dh0, dc0 = into
     operands = (xw, recurrent_kernel, h0, c0, mask, recurrent_mask)
-    pre = _kept(out, operands, (batch, 0, 4 * u), dt)
+    recurrent_kernel, pre = _kept(out, operands, recurrent_kernel, (batch, 0, 4 * u))
     recurrent_threads.run(kernels.lstm_backward, _plain(g, dt), _plain(xw, dt), pre,
                           _plain(out, dt),
                           _plain(h0, dt), _plain(c0, dt), _plain(recurrent_kernel, dt),
@@ -217,14 +229,15 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 2 * u), dt)
-    kept = _record._recording or _record.replaying  # a backward will read them
+    kept = _will_backward()
     pre = np.empty((batch, steps if kept else 0, 3 * u), dt)
     recurrent_threads.run(kernels.gru_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
                           _plain(recurrent_bias, dt), _plain(h0, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), bool(reset_after), out, pre)
     if kept:
-        _keep(out, (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask, pre))
+        _keep(out, (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask),
+              recurrent_kernel, pre)
     return out
 
 
@@ -238,7 +251,7 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
     d_inner = np.empty(xw.shape, dt)
     rh = np.empty((0, 0, 0) if reset_after else (batch, steps, u), dt)  # r * h_in per step
     operands = (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask)
-    pre = _kept(out, operands, (batch, 0, 3 * u), dt)
+    recurrent_kernel, pre = _kept(out, operands, recurrent_kernel, (batch, 0, 3 * u))
     recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(xw, dt), pre,
                           _plain(out, dt),
                           _plain(h0, dt), _plain(recurrent_kernel, dt),

@@ -111,10 +111,9 @@ def test_forward_against_numpy(how, cell, dtype, zero_output):
         assert np.all(got[~KEEP][:, :U] == 0)
 
 
-def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how, pre=None):
+def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
     """(d xw, d h0[, d c0]) from the backward kernel, its operands built by
-    NumPy from the reference forward and laid out as `how` says; the LSTM's
-    from the pre-activations `pre` when given (as its forward keeps them)."""
+    NumPy from the reference forward and laid out as `how` says."""
     u = U
     out = reference(cell.replace("_v1", ""), xw, kernel, bias, h0, c0, keep, rmask, zero_output,
                     reset_after=cell != "gru_v1")
@@ -124,8 +123,7 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how, 
     d_h0 = np.empty_like(h0)
     if cell == "lstm":
         dz, d_c0 = np.empty_like(xw), np.empty_like(c0)
-        if pre is None:
-            pre = np.empty((B, 0, 4 * u), xw.dtype)
+        pre = np.empty((B, 0, 4 * u), xw.dtype)
         args = [lay(a, how) for a in (g, xw, pre, out, h0, c0, kernel, kernel_t, keep, rmask)]
         kernels.lstm_backward(*args, zero_output, dz, d_h0, d_c0)
         return dz, d_h0, d_c0
@@ -234,6 +232,40 @@ def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_aft
         grads.append(written)
     for read, again in zip(*grads):
         np.testing.assert_array_equal(read, again)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "gru_v1"])
+def test_the_backward_reads_each_step_of_the_kept_products(cell):
+    """A change to the kept products of step t0 changes the gradient at t0 and
+    before (the backward runs from the last step), none after it."""
+    xw, kernel, bias, h0, c0, rmask = operands(cell, np.float64)
+    gates = GATES[cell]
+    out = forward(cell, xw, kernel, bias, h0, c0, KEEP, rmask, False)
+    g = RNG.standard_normal(out.shape)
+    kernel_t = np.ascontiguousarray(kernel.T)
+    pre = np.empty((B, T, gates * U))
+    if cell == "lstm":
+        kernels.lstm_forward(xw, kernel, h0, c0, KEEP, rmask, False, np.empty_like(out), pre)
+    else:
+        kernels.gru_forward(xw, kernel, bias, h0, KEEP, rmask, False, cell == "gru",
+                            np.empty_like(out), pre)
+
+    def dxw(pre):
+        if cell == "lstm":
+            dz = np.empty_like(xw)
+            kernels.lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, KEEP, rmask,
+                                  False, dz, np.empty_like(h0), np.empty_like(c0))
+            return dz
+        dx, rh = np.empty_like(xw), np.empty((0, 0, 0) if cell == "gru" else (B, T, U))
+        kernels.gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, KEEP, rmask, False,
+                             cell == "gru", dx, np.empty_like(xw), rh, np.empty_like(h0))
+        return dx
+    t0 = 2
+    moved = pre.copy()
+    moved[:, t0] += 0.5
+    kept, changed = dxw(pre), dxw(moved)
+    np.testing.assert_array_equal(changed[:, t0 + 1:], kept[:, t0 + 1:])
+    assert np.all(np.any(changed[:, t0] != kept[:, t0], axis=-1)[KEEP[:, t0]])
 
 
 def test_backward_float32_against_float64():

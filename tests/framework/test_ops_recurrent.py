@@ -6,11 +6,14 @@ masked steps, an empty batch and no steps, and the jacobian's batched
 cotangents."""
 
 import gc
+import threading
+import weakref
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.kernels import recurrent as recurrent_kernels
 from tapeflow.kernels import recurrent_threads
 from tapeflow.ops import recurrent as recurrent_ops
 from tapeflow.ops.recurrent import gru_sequence, lstm_sequence, simple_rnn_sequence
@@ -196,7 +199,7 @@ def test_gradcheck(case):
     case.check()
 
 
-# -- the LSTM's pre-activations, kept by the forward for its backward -----------------------
+# -- the LSTM's and the GRU's products, kept by the forward for its backward ----------------
 _PRE_POSITION = {"lstm_forward": 8, "lstm_backward": 2, "gru_forward": 9, "gru_backward": 2}
 
 
@@ -232,8 +235,8 @@ def test_lstm_backward_reads_what_its_forward_kept(monkeypatch, dtype):
     kept = _lstm_step(xw, k, h0, c0, g, **masks)
     assert seen == [("lstm_forward", (b, t, 4 * u)), ("lstm_backward", (b, t, 4 * u))]
     seen.clear()
-    monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, shape, dtype:
-                        np.empty(shape, dtype))
+    monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, kernel, shape:
+                        (kernel, np.empty(shape, out.dtype)))
     again = _lstm_step(xw, k, h0, c0, g, **masks)
     assert seen[1] == ("lstm_backward", (b, 0, 4 * u))
     for a, c in zip(kept, again):  # the same product on the same rows: the same bits
@@ -257,15 +260,74 @@ def test_lstm_keeps_nothing_untaped_and_forgets_with_its_output(monkeypatch):
 def test_lstm_kept_pre_activations_serve_only_their_own_operands():
     xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
     with tf.GradientTape():
-        out = _call(lstm_sequence, xw, k, h0, c0)._value
-    (entry,) = [v for key, v in recurrent_ops._KEPT.items() if key == id(out)]
-    operands = entry[:-1]
-    assert recurrent_ops._kept(out, operands, (2, 0, 8), np.float64) is entry[-1]
+        tensors = [tf.constant(a) for a in (xw, k, h0, c0)]
+        out = lstm_sequence(*tensors)._value
+    operands = tuple(t._value for t in tensors) + (None, None)
+    kernel, pre = recurrent_ops._kept(out, operands, None, (2, 0, 8))
+    assert pre.shape == (2, 3, 8) and np.array_equal(kernel, k) and kernel is not k
     for i in range(len(operands)):  # another array in any place: computed again
         other = list(operands)
         other[i] = None if other[i] is not None else np.ones(1)
-        assert recurrent_ops._kept(out, tuple(other), (2, 0, 8), np.float64).shape == (2, 0, 8)
-    assert recurrent_ops._kept(out, operands, (2, 0, 8), np.float32).shape == (2, 0, 8)
+        assert recurrent_ops._kept(out, tuple(other), "mine", (2, 0, 8))[0] == "mine"
+        assert recurrent_ops._kept(out, tuple(other), "mine", (2, 0, 8))[1].shape == (2, 0, 8)
+    assert recurrent_ops._kept(np.empty(1), operands, "mine", (2, 0, 8))[0] == "mine"
+
+
+@pytest.mark.parametrize("sequence", ["lstm", "gru"])
+def test_a_kernel_assigned_in_place_before_the_backward_is_not_mixed_in(sequence):
+    """A Variable updated in place between the forward and the backward (an
+    optimizer step under a persistent tape): the backward keeps to the forward's
+    kernel, so its gradient is the one of the forward's values, as TF's."""
+    b, t, u = 3, 5, 2
+    gates = 4 if sequence == "lstm" else 3
+    xw = tf.constant(_r(b, t, gates * u))
+    k0 = _r(u, gates * u)
+    k = tf.Variable(k0)
+    states = [tf.constant(_r(b, u)) for _ in range(2 if sequence == "lstm" else 1)]
+    extra = [] if sequence == "lstm" else [tf.constant(_r(gates * u))]
+    op = lstm_sequence if sequence == "lstm" else gru_sequence
+
+    def gradients(kernel, move=False):
+        args = [xw, kernel] + extra + states
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(xw)
+            loss = tf.reduce_sum(op(*args) ** 2)
+        if move:
+            kernel.assign_add(np.ones_like(k0))
+        return tape.gradient(loss, xw).numpy()
+    moved = gradients(k, move=True)
+    np.testing.assert_array_equal(moved, gradients(tf.constant(k0)))
+
+
+def test_only_a_tape_in_the_calling_thread_keeps(monkeypatch):
+    xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    recording, done = threading.Event(), threading.Event()
+
+    def other_thread():
+        with tf.GradientTape():
+            recording.set()
+            done.wait(10)
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    try:
+        recording.wait(10)
+        seen = _pre_shapes(monkeypatch)
+        _call(lstm_sequence, xw, k, h0, c0)
+        assert seen == [("lstm_forward", (2, 0, 8))]
+    finally:
+        done.set()
+        worker.join()
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+def test_run_names_kept_products_of_another_length(steps):
+    xw = np.zeros((2, 3, 8), np.float32)
+    args = [xw, np.zeros((2, 8), np.float32), np.zeros((2, 2), np.float32),
+            np.zeros((2, 2), np.float32), np.ones((2, 3), bool), np.ones((2, 2), np.float32),
+            False, np.empty((2, 3, 6), np.float32), np.empty((2, steps, 8), np.float32)]
+    with pytest.raises(ValueError, match=r"lstm_forward: argument 8 \(the kept products\) "
+                                         rf"has shape \(2, {steps}, 8\)"):
+        recurrent_threads.run(recurrent_kernels.lstm_forward, *args)
 
 
 def test_a_replayed_lstm_step_keeps_its_pre_activations(monkeypatch):
@@ -304,9 +366,19 @@ def test_gru_backward_reads_what_its_forward_kept(monkeypatch, reset_after):
     kept = step()
     assert seen == [("gru_forward", (b, t, 3 * u)), ("gru_backward", (b, t, 3 * u))]
     seen.clear()
-    monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, shape, dtype:
-                        np.empty(shape, dtype))
+    monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, kernel, shape:
+                        (kernel, np.empty(shape, out.dtype)))
     again = step()
     assert seen == [("gru_forward", (b, t, 3 * u)), ("gru_backward", (b, 0, 3 * u))]
     for a, c in zip(kept, again):
         np.testing.assert_array_equal(a, c)
+
+
+def test_a_kept_entry_holds_the_operands_weakly():
+    tensors = [tf.constant(a) for a in (_r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2))]
+    with tf.GradientTape() as tape:
+        out = lstm_sequence(*tensors)
+    xw = weakref.ref(tensors[0]._value)
+    del tensors, tape
+    gc.collect()
+    assert id(out._value) in recurrent_ops._KEPT and xw() is None  # only `out` is held
