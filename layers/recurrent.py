@@ -16,6 +16,7 @@ from ..core import record as _record
 from ..ops import math as _m
 from ..ops import shape as _s
 from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..core.tensor_shape import TensorShape
 from .base import InputSpec, Layer, no_tracking
 from .tracking import _context
 from .recurrent_cells import (GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells, _Cell,
@@ -58,7 +59,21 @@ def _stack_time(outputs):
 
 
 def _plain_sizes(size):
-    """A state size as plain nested lists (a cell's list attribute is a tracked list)."""
+    """A state size as plain nested lists of ints (a cell's list attribute is a
+    tracked list; a TensorShape([n]), which tf.keras 2 takes, is n).
+
+    Raises:
+        NotImplementedError: for a state of more than one dimension per sample
+            (TensorShape([2, 4])), which these layers do not run: it would
+            otherwise be taken for a nested structure of sizes, silently.
+    """
+    if isinstance(size, TensorShape):
+        dims = size.as_list() if size.rank is not None else None
+        if dims is None or len(dims) != 1 or dims[0] is None:
+            raise NotImplementedError(
+                f"A recurrent cell's state_size {size!r}: tapeflow's RNN layers run states "
+                "of one known dimension per sample (an int or TensorShape([n])).")
+        return int(dims[0])
     return [_plain_sizes(s) for s in size] if isinstance(size, (list, tuple)) else size
 
 
@@ -73,7 +88,8 @@ class RNN(Layer):
     Args:
         cell: an RNN cell (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, or
             any layer with `state_size` and `call(inputs, states) -> (output,
-            new_states)`; `state_size` an int, or a list of ints or nested lists),
+            new_states)`; `state_size` an int (or TensorShape([n])), or a list of
+            them or nested lists),
             or a list of cells, run as StackedRNNCells.
         return_sequences: return every step's output, not only the last.
         return_state: also return the final states: a list [output, *states].

@@ -174,6 +174,31 @@ def test_rnn_of_a_cell_with_a_list_state_size():
     assert layer.compute_output_shape((2, 3, 2)) == [(2, 3), (2, 3), (2, 1)]
 
 
+class SumCell(L.Layer):
+    """A cell adding each step's feature sum to its state, of size `size`."""
+
+    def __init__(self, size, **kwargs):
+        super().__init__(**kwargs)
+        self.state_size, self.output_size = size, 3
+
+    def call(self, inputs, states):
+        h = states[0] + tf.reduce_sum(inputs, axis=-1, keepdims=True)
+        return h, [h]
+
+
+def test_a_state_size_given_as_a_tensorshape():
+    # tf.keras 2 takes TensorShape([n]) for n; it was read as a nested structure of
+    # sizes, and the output grew an axis a step.
+    x = np.ones((2, 5, 4), np.float32)
+    expected = np.full((2, 3), 20.0, np.float32)
+    for size in (3, tf.TensorShape([3]), [tf.TensorShape([3])]):
+        out, h = L.RNN(SumCell(size), return_state=True)(x)
+        np.testing.assert_array_equal(out.numpy(), expected)
+        np.testing.assert_array_equal(h.numpy(), expected)
+    with pytest.raises(NotImplementedError, match=r"state_size TensorShape\(\[2, 4\]\)"):
+        L.RNN(SumCell([tf.TensorShape([3]), tf.TensorShape([2, 4])]))(x)
+
+
 def test_stacked_cells_with_nested_states():
     x = RNG.standard_normal((2, 3, 2)).astype(np.float32)
     cells = [L.LSTMCell(3), L.GRUCell(2)]
