@@ -1,5 +1,6 @@
 """The corpus's data: the real MNIST test set beside the project (../shared/data/mnist),
-read with tapeflow.datasets' IDX reader, split into a train and a held-out part."""
+read with tapeflow.datasets' IDX reader, split into a train and a held-out part; and
+`summary_rows`, what a page's `model.summary()` table shows, for its asserts."""
 
 from pathlib import Path
 
@@ -18,3 +19,22 @@ def mnist_split():
     from tapeflow.datasets import mnist
     images, labels = mnist.load_test_set(MNIST_DIR)
     return (images[:8000], labels[:8000]), (images[8000:], labels[8000:])
+
+
+def _summary_rows(model):
+    """The rows of `model.summary()`'s table: (layer type, output shape, parameters)."""
+    lines = []
+    model.summary(print_fn=lines.append)
+    rows = []
+    for line in "\n".join(lines).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("\u2502").split("\u2502")]
+        if len(cells) == 3 and cells[0].endswith(")") and cells[2].replace(",", "").isdigit():
+            rows.append((cells[0].rsplit("(", 1)[1][:-1], cells[1], int(cells[2].replace(",", ""))))
+    return rows
+
+
+@pytest.fixture(scope="session")
+def summary_rows():
+    """A function: the rows of a model's summary table, (layer type, output shape,
+    parameters)."""
+    return _summary_rows

@@ -41,25 +41,13 @@ from tapeflow import keras
 from tapeflow.keras import layers
 
 
-def summary_rows(model):
-    """The rows of `model.summary()`'s table: (layer type, output shape, parameters)."""
-    lines = []
-    model.summary(print_fn=lines.append)
-    rows = []
-    for line in "\n".join(lines).splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("\u2502").split("\u2502")]
-        if len(cells) == 3 and cells[0].endswith(")") and cells[2].replace(",", "").isdigit():
-            rows.append((cells[0].rsplit("(", 1)[1][:-1], cells[1], int(cells[2].replace(",", ""))))
-    return rows
-
-
 @pytest.fixture(autouse=True)
 def seeded():
     np.random.seed(0)
     keras.utils.set_random_seed(0)
 
 
-def test_built_in_rnn_layers_a_simple_example():
+def test_built_in_rnn_layers_a_simple_example(summary_rows):
     model = keras.Sequential()
     # Add an Embedding layer expecting input vocab of size 1000, and
     # output embedding dimension of size 64.
@@ -83,7 +71,7 @@ def test_built_in_rnn_layers_a_simple_example():
     assert model(np.random.randint(0, 1000, size=(3, 7))).shape == (3, 10)
 
 
-def test_outputs_and_states():
+def test_outputs_and_states(summary_rows):
     model = keras.Sequential()
     model.add(layers.Embedding(input_dim=1000, output_dim=64))
 
@@ -232,7 +220,7 @@ def test_rnn_state_reuse():
                                rtol=1e-5, atol=1e-6)
 
 
-def test_bidirectional_rnns():
+def test_bidirectional_rnns(summary_rows):
     model = keras.Sequential()
 
     model.add(

@@ -48,19 +48,7 @@ def load_data(num_words, seed=113):
     return _reviews(480, num_words, rng), _reviews(120, num_words, rng)
 
 
-def summary_rows(model):
-    """The rows of `model.summary()`'s table: (layer type, output shape, parameters)."""
-    lines = []
-    model.summary(print_fn=lines.append)
-    rows = []
-    for line in "\n".join(lines).splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("\u2502").split("\u2502")]
-        if len(cells) == 3 and cells[0].endswith(")") and cells[2].replace(",", "").isdigit():
-            rows.append((cells[0].rsplit("(", 1)[1][:-1], cells[1], int(cells[2].replace(",", ""))))
-    return rows
-
-
-def test_bidirectional_lstm_imdb():
+def test_bidirectional_lstm_imdb(summary_rows):
     keras.utils.set_random_seed(0)
 
     max_features = 20000  # Only consider the top 20k words
