@@ -86,8 +86,8 @@ def _recurrent_input(h, recurrent_mask):
 # recurrent products), kept beside its output array until that array dies, as the
 # convolution keeps its columns: when a tape records in the calling thread, or while
 # a graph with its backward replays (record.replaying). Keyed by id(out); holds
-# (weak references to the forward's operand arrays (None for an absent mask), a copy
-# of its recurrent kernel, what it kept).
+# (weak references to the forward's operand arrays (None for an absent mask), copies
+# of its weights, what it kept).
 _KEPT = {}
 
 
@@ -96,26 +96,31 @@ def _will_backward():
     return _record.recording_here() or bool(_record.replaying)
 
 
-def _keep(out, operands, kernel, kept):
-    """Keep `kept` for the backward of the forward that made `out` from `operands`.
-    The recurrent kernel is copied (U x gates * U, small): a Variable assigned in
-    place before the backward (an optimizer step under a persistent tape) must not
-    meet products made with its old values; the backward uses the copy throughout."""
+def _keep(out, operands, weights, kept):
+    """Keep `kept` for the backward of the forward that made `out` from `operands`,
+    with copies of `weights` (the recurrent kernel and bias: small), which may be
+    Variables' arrays, assigned in place before the backward runs."""
     refs = tuple(None if a is None else weakref.ref(a) if isinstance(a, np.ndarray)
                  else (lambda a=a: a) for a in operands)  # (a mask given as a list)
-    _KEPT[id(out)] = (refs, np.array(kernel, kept.dtype), kept)
+    _KEPT[id(out)] = (refs, [np.array(w, kept.dtype) for w in weights], kept)
     weakref.finalize(out, _KEPT.pop, id(out), None)
 
 
-def _kept(out, operands, kernel, empty_shape):
-    """(the recurrent kernel, what the forward that made `out` kept) if that forward
-    ran on these very operand arrays; else (`kernel`, an empty array of
-    `empty_shape` in out's dtype), and the kernel computes the products again."""
+def _kept(out, operands, weights, empty_shape):
+    """What the forward that made `out` kept, if it ran on these very operand
+    arrays and `weights` still hold its values; else an empty array of
+    `empty_shape` in out's dtype, and the kernel computes the products again.
+    A weight assigned in place since (an optimizer step under a persistent tape)
+    so takes the recomputation, from its new values, as every other op's
+    gradient here reads a Variable's array as it is then (README: where tapeflow
+    differs); keeping changes no bits."""
     entry = _KEPT.get(id(out))
     if entry is not None and len(entry[0]) == len(operands) and all(
-            (a is None) if ref is None else (ref() is a) for ref, a in zip(entry[0], operands)):
-        return entry[1], entry[2]
-    return kernel, np.empty(empty_shape, out.dtype)
+            (a is None) if ref is None else (ref() is a) for ref, a in zip(entry[0], operands)) \
+            and all(np.array_equal(copy, np.asarray(w, copy.dtype))
+                    for copy, w in zip(entry[1], weights)):
+        return entry[2]
+    return np.empty(empty_shape, out.dtype)
 
 
 def _gradient_op(name, backward, count):
@@ -193,7 +198,8 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), out, pre)
     if kept:
-        _keep(out, (xw, recurrent_kernel, h0, c0, mask, recurrent_mask), recurrent_kernel, pre)
+        _keep(out, (xw, recurrent_kernel, h0, c0, mask, recurrent_mask), [recurrent_kernel],
+              pre)
     return out
 
 
@@ -205,7 +211,7 @@ def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_ma
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     dz, d_kernel, dh0, dc0 = into
     operands = (xw, recurrent_kernel, h0, c0, mask, recurrent_mask)
-    recurrent_kernel, pre = _kept(out, operands, recurrent_kernel, (batch, 0, 4 * u))
+    pre = _kept(out, operands, [recurrent_kernel], (batch, 0, 4 * u))
     recurrent_threads.run(kernels.lstm_backward, _plain(g, dt), _plain(xw, dt), pre,
                           _plain(out, dt),
                           _plain(h0, dt), _plain(c0, dt), _plain(recurrent_kernel, dt),
@@ -237,7 +243,7 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
                           bool(zero_output_for_mask), bool(reset_after), out, pre)
     if kept:
         _keep(out, (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask),
-              recurrent_kernel, pre)
+              [recurrent_kernel, recurrent_bias], pre)
     return out
 
 
@@ -251,7 +257,7 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
     d_inner = np.empty(xw.shape, dt)
     rh = np.empty((0, 0, 0) if reset_after else (batch, steps, u), dt)  # r * h_in per step
     operands = (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask)
-    recurrent_kernel, pre = _kept(out, operands, recurrent_kernel, (batch, 0, 3 * u))
+    pre = _kept(out, operands, [recurrent_kernel, recurrent_bias], (batch, 0, 3 * u))
     recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(xw, dt), pre,
                           _plain(out, dt),
                           _plain(h0, dt), _plain(recurrent_kernel, dt),
