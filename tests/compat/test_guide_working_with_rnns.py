@@ -43,6 +43,9 @@ from tapeflow.keras import layers
 
 @pytest.fixture(autouse=True)
 def seeded():
+    # Fresh layer names, as in the page's own process: after many layers a summary
+    # shortens "bidirectional_12 (Bidirectional)" to "bidirectional_12 (Bidirectiona…".
+    keras.backend.clear_session()
     np.random.seed(0)
     keras.utils.set_random_seed(0)
 

@@ -49,6 +49,7 @@ def load_data(num_words, seed=113):
 
 
 def test_bidirectional_lstm_imdb(summary_rows):
+    keras.backend.clear_session()  # fresh layer names: the summary would shorten long ones
     keras.utils.set_random_seed(0)
 
     max_features = 20000  # Only consider the top 20k words
