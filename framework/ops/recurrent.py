@@ -3,15 +3,16 @@
 Numba kernel running every step (kernels/recurrent.py: h @ U, the gates and
 the masks inside), each VJP one gradient op whose backward through time is one
 kernel too: the LSTM's and the GRU's read each step's recurrent products
-(xw + h @ U; the GRU's h @ U), which their forward keeps when a backward will follow (a recording
-tape, or a replayed graph with its backward: `_KEPT`, as the convolution
-keeps its columns; W8's LSTM(64) on the Zen 4: backward kernel 0.99 -> 0.73
-ms, forward +0.02 ms, fit 1.08x paired; a GRU(64)'s fit 1.09x), and compute
-them again otherwise, as the forward did, on each thread's rows (for W8's
-LSTM(64) on the Zen 4, 2 x 300 us in parallel against a 344 us product over
-all steps, its 1.6 MB sum with xw and the c states' shifted copy in the op);
-the SimpleRNN's after its states are recomputed in one vectorised NumPy pass
-(one product h_prev @ U over all steps). The input projection x @ W + b of
+(xw + h @ U; the GRU's h @ U), which their forward keeps when a backward will
+follow (a tape recording in the calling thread, or a replayed graph with its
+backward: `_KEPT`, as the convolution keeps its columns; W8's LSTM(64) on the
+Zen 4: backward kernel 0.99 -> 0.73 ms, forward +0.02 ms, fit 1.02-1.08x
+paired; a GRU(64)'s fit 1.09x), and compute them again otherwise (a weight
+assigned in place since, see `_kept`), as the forward did, on each thread's
+rows (for W8's LSTM(64) on the Zen 4, 2 x 300 us in parallel against a 344 us
+product over all steps, its 1.6 MB sum with xw and the c states' shifted copy
+in the op); the SimpleRNN's after its states are recomputed in one vectorised
+NumPy pass (one product h_prev @ U over all steps). The input projection x @ W + b of
 all steps stays a product before the op (layers/recurrent_cells.py,
 matmul_bias), and the recurrent kernel's gradient is one matmul over all
 steps, so dW, dU and dx are one product each.
