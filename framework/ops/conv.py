@@ -11,13 +11,13 @@ Every op accepts extra leading axes on its inputs (a batch of cotangents from
 broadcast them like matmul does; the pools fold them into the batch axis."""
 
 import functools
-import weakref
 
 import numpy as np
 
 from ..core import record as _record
 from ..core.tensor import Tensor
 from ..runtime import calibration
+from .beside import Beside, backward_follows
 from .math import matmul_2d as _matmul, relu_grad
 from .registry import defop
 from .shape import getitem, reshape, unbroadcast
@@ -232,16 +232,12 @@ def _fold(a, kept=3):
 
 # -- conv2d and its gradients --------------------------------------------------------
 # The im2col matrix of a recorded conv2d forward, kept beside its output array
-# until that array dies: the filter gradient multiplies by the same matrix, so
-# it need not rebuild it. Keyed by id(out); holds (x, cols).
-_COLS = {}
+# until that array dies (beside.py): the filter gradient multiplies by the same
+# matrix, so it need not rebuild it. Holds (x, cols).
+_COLS = Beside()
 # At most one (x, cols) pair, offered by conv2d's filter VJP to the
 # conv2d_filter_grad call it makes; taken only if that call's x is the same array.
 _OFFERED = []
-
-
-def _forget_cols(key):
-    _COLS.pop(key, None)
 
 
 def _conv_fwd_recorded(x, w, strides, dilations, pads):
@@ -251,15 +247,14 @@ def _conv_fwd_recorded(x, w, strides, dilations, pads):
     keep = []
     out = _conv_fwd(x, w, strides, dilations, pads, keep=keep)
     if keep:
-        _COLS[id(out)] = (x, keep[0])
-        weakref.finalize(out, _forget_cols, id(out))
+        _COLS.keep(out, (x, keep[0]))
     return out
 
 
 @defop(broadcasting=True)
 def conv2d(x, w, strides, dilations, pads):
     """x (..., N, H, W, in) * w (..., kh, kw, in, out) -> (..., N, H', W', out)."""
-    if (_record._recording or _record.replaying) and x.ndim == 4 and w.ndim == 4:
+    if backward_follows() and x.ndim == 4 and w.ndim == 4:
         return _conv_fwd_recorded(x, w, strides, dilations, pads)
     return _over_leading(_conv_fwd, x, w, True, strides=strides, dilations=dilations, pads=pads)
 
@@ -291,7 +286,7 @@ def _filter_hw(t):
 
 # <h, C(x, w)> is bilinear, so each gradient is another of the three ops.
 def _conv2d_filter_vjp(g, out, x, w, **a):
-    kept = None if _record.tracing else _COLS.get(id(out._value))  # (a trace records ops)
+    kept = None if _record.tracing else _COLS.get(out._value)  # (a trace records ops)
     if kept is not None and kept[0] is x._value:
         _OFFERED.append(kept)
     try:
@@ -320,7 +315,7 @@ def conv2d_bias_activation(x, w, b, activation, strides, dilations, pads):
     pass, no temporaries), and the backward pass masks the gradient and sums
     the bias gradient in one pass too. What Conv2D layers call.
     """
-    fwd = _conv_fwd_recorded if _record._recording or _record.replaying else _conv_fwd
+    fwd = _conv_fwd_recorded if backward_follows() else _conv_fwd
     return _bias_activation(fwd(x, w, strides, dilations, pads), b, activation)
 
 
@@ -391,11 +386,7 @@ def _pool_out_shape(shape, ksize, strides, pads):
 
 # The argmax of a max pool, kept beside its output array until that array dies, so
 # that the gradient scatters without a second pass over the input.
-_ARGMAX = {}
-
-
-def _forget_argmax(key):
-    _ARGMAX.pop(key, None)
+_ARGMAX = Beside()
 
 
 def _max_pool(x, ksize, strides, pads):
@@ -415,8 +406,7 @@ def max_pool2d(x, ksize, strides, pads):
     """The maximum over each (kh, kw) window of x (..., N, H, W, C)."""
     out, argmax = _max_pool(x, ksize, strides, pads)
     if _record._recording or not _record.tracing:  # (a replay's backward takes it too)
-        _ARGMAX[id(out)] = argmax
-        weakref.finalize(out, _forget_argmax, id(out))
+        _ARGMAX.keep(out, argmax)
     return out
 
 
@@ -424,7 +414,7 @@ def max_pool2d(x, ksize, strides, pads):
 def max_pool2d_argmax(x, out, ksize, strides, pads):
     """Where each of max_pool2d's maxima came from: the forward's argmax when it kept
     it for `out`, else recomputed. An op, so a traced backward replays it."""
-    argmax = _ARGMAX.get(id(out))
+    argmax = _ARGMAX.get(out)
     return argmax if argmax is not None else _max_pool(x, ksize, strides, pads)[1]
 
 

@@ -44,8 +44,8 @@ import weakref
 
 import numpy as np
 
-from ..core import record as _record
 from . import shape as _s
+from .beside import Beside, backward_follows
 from .math import matmul_2d
 from .registry import defop
 
@@ -84,17 +84,12 @@ def _recurrent_input(h, recurrent_mask):
 
 
 # What a forward computed for its backward (the LSTM's pre-activations, the GRU's
-# recurrent products), kept beside its output array until that array dies, as the
-# convolution keeps its columns: when a tape records in the calling thread, or while
-# a graph with its backward replays (record.replaying). Keyed by id(out); holds
-# (weak references to the forward's operand arrays (None for an absent mask), copies
-# of its weights, what it kept).
-_KEPT = {}
-
-
-def _will_backward():
-    """Whether a backward may read what a forward keeps."""
-    return _record.recording_here() or bool(_record.replaying)
+# recurrent products), kept beside its output array (beside.py), as the convolution
+# keeps its columns: when a tape records in the calling thread, or while a graph with
+# its backward replays (record.replaying). Each entry holds (weak references to the
+# forward's operand arrays (None for an absent mask), copies of its weights, what it
+# kept).
+_KEPT = Beside()
 
 
 def _keep(out, operands, weights, kept):
@@ -103,8 +98,7 @@ def _keep(out, operands, weights, kept):
     Variables' arrays, assigned in place before the backward runs."""
     refs = tuple(None if a is None else weakref.ref(a) if isinstance(a, np.ndarray)
                  else (lambda a=a: a) for a in operands)  # (a mask given as a list)
-    _KEPT[id(out)] = (refs, [np.array(w, kept.dtype) for w in weights], kept)
-    weakref.finalize(out, _KEPT.pop, id(out), None)
+    _KEPT.keep(out, (refs, [np.array(w, kept.dtype) for w in weights], kept))
 
 
 def _kept(out, operands, weights, empty_shape):
@@ -115,8 +109,8 @@ def _kept(out, operands, weights, empty_shape):
     so takes the recomputation, from its new values, as every other op's
     gradient here reads a Variable's array as it is then (README: where tapeflow
     differs); keeping changes no bits."""
-    entry = _KEPT.get(id(out))
-    if entry is not None and len(entry[0]) == len(operands) and all(
+    entry = _KEPT.get(out)
+    if entry is not None and all(
             (a is None) if ref is None else (ref() is a) for ref, a in zip(entry[0], operands)) \
             and all(np.array_equal(copy, np.asarray(w, copy.dtype))
                     for copy, w in zip(entry[1], weights)):
@@ -192,7 +186,7 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 3 * u), dt)
-    kept = _will_backward()
+    kept = backward_follows()
     pre = np.empty((batch, steps if kept else 0, 4 * u), dt)
     recurrent_threads.run(kernels.lstm_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
                           _plain(h0, dt), _plain(c0, dt),
@@ -236,7 +230,7 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 2 * u), dt)
-    kept = _will_backward()
+    kept = backward_follows()
     pre = np.empty((batch, steps if kept else 0, 3 * u), dt)
     recurrent_threads.run(kernels.gru_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
                           _plain(recurrent_bias, dt), _plain(h0, dt),

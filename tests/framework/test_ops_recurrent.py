@@ -386,4 +386,4 @@ def test_a_kept_entry_holds_the_operands_weakly():
     xw = weakref.ref(tensors[0]._value)
     del tensors, tape
     gc.collect()
-    assert id(out._value) in recurrent_ops._KEPT and xw() is None  # only `out` is held
+    assert recurrent_ops._KEPT.get(out._value) is not None and xw() is None  # only `out` held
