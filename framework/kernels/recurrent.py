@@ -256,22 +256,26 @@ def _gru_inner(xw, t, h_in, kernel, bias, reset_after, packs, inner, rh):
     else:
         inner[:] = 0.0
         _product(h_in, kernel[:, :2 * units], packed_zr, inner[:, :2 * units])
-        for b in range(batch):
-            for j in range(units):
-                rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
+        _reset_input(xw, t, h_in, inner, rh)
         _product(rh, kernel[:, 2 * units:], packed_h, inner[:, 2 * units:])
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _reset_input(xw, t, h_in, inner, rh):
+    """rh = r * h_in, r from xw and h_in @ U_zr (in inner), without reset_after."""
+    units = h_in.shape[1]
+    for b in range(h_in.shape[0]):
+        for j in range(units):
+            rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
 def _gru_kept_inner(xw, t, h_in, reset_after, pre, inner, rh):
     """Step t's recurrent products as the forward kept them in pre (B, T, 3U),
     and without reset_after rh = r * h_in from them, as _gru_inner computes it."""
-    batch, units = h_in.shape
     _start(pre, t, inner)
     if not reset_after:
-        for b in range(batch):
-            for j in range(units):
-                rh[b, j] = _sigmoid(xw[b, t, units + j] + inner[b, units + j]) * h_in[b, j]
+        _reset_input(xw, t, h_in, inner, rh)
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
