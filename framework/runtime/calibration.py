@@ -10,8 +10,9 @@ timings into choices (`faster`: the challenger must beat the default by
 MARGIN, so noise keeps the default, and a BLAS that is faster everywhere is
 used everywhere). Decisions are cached in the user cache directory
 (`user_cache_dir`, the one jit.py gives Numba's cache: $XDG_CACHE_HOME or
-~/.cache, then tapeflow/) under a key naming the CPU model, the usable cores,
-the versions of numpy, numba and the BLAS, and the OpenMP runtime loaded
+~/.cache, then tapeflow/) under a key naming the CPU model and generation
+(`cpu_generation`: one model string may name several), its L2 cache, the usable
+cores, the versions of numpy, numba and the BLAS, and the OpenMP runtime loaded
 before tapeflow's (a process with PyTorch imported first measures for
 itself); a changed key measures anew, a corrupt file is ignored and
 rewritten, atomically (atomic_files.py). A measurement taken while other
@@ -28,6 +29,7 @@ this module imports neither numba nor a kernel.
 """
 
 import contextlib
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -39,9 +41,10 @@ import threading
 from . import openmp
 from .atomic_files import atomic_write
 
-__all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_model", "decide_all", "faster", "force", "forced",
-           "forced_choice", "forget", "identity", "l2_cache_bytes", "machine_busy", "numpy_blas", "register", "spread",
-           "time_calls", "usable_cpus", "user_cache_dir"]
+__all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_generation", "cpu_model",
+           "decide_all", "faster", "force", "forced", "forced_choice", "forget", "identity",
+           "l2_cache_bytes", "machine_busy", "numpy_blas", "register", "spread", "time_calls",
+           "usable_cpus", "user_cache_dir"]
 
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
@@ -94,6 +97,34 @@ def cpu_model():
     return platform.processor() or platform.machine() or "unknown"
 
 
+_CPUINFO_FIELDS = ("vendor_id", "cpu family", "model", "stepping")
+
+
+def cpu_generation(path="/proc/cpuinfo"):
+    """What tells CPUs of one model string apart: /proc/cpuinfo's vendor, family,
+    model and stepping, and a digest of its flags (the instruction sets), or ''
+    where there is no such file. A virtual machine may name AMD's Zen 3, Zen 4
+    and Zen 5 all 'AMD EPYC' (seen on this project's machines), whose decisions
+    differ: the model string alone would carry one CPU's choices to another."""
+    found = {}
+    try:
+        with open(path) as info:
+            for line in info:
+                name, _, value = line.partition(":")
+                name = name.strip().lower()
+                if not name:
+                    break  # the first processor's block ends
+                if name in _CPUINFO_FIELDS or name == "flags":
+                    found.setdefault(name, value.strip())
+    except OSError:
+        return ""
+    if not found:
+        return ""
+    flags = hashlib.sha1(" ".join(sorted(found.get("flags", "").split())).encode())
+    return " ".join([*(found.get(field, "?") for field in _CPUINFO_FIELDS),
+                     f"flags {flags.hexdigest()[:12]}"])
+
+
 _SIZE_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
@@ -136,7 +167,8 @@ def numpy_blas():
 
 def identity():
     """What the decisions depend on; a change of any value measures anew."""
-    return {"cpu": cpu_model(), "cores": usable_cpus(), "numpy": _version("numpy"),
+    return {"cpu": cpu_model(), "cpu_generation": cpu_generation(), "cores": usable_cpus(),
+            "l2": l2_cache_bytes(), "numpy": _version("numpy"),
             "numba": _version("numba"), "blas": numpy_blas(),
             "openmp_before": openmp.loaded_before_numba()}
 

@@ -379,7 +379,9 @@ def test_get_kernel_choices_names_the_machine_and_the_decisions(cache):
         choices = tf.config.experimental.get_kernel_choices()
     assert choices["machine"]["cpu"] == calibration.cpu_model()
     assert choices["machine"]["cores"] == calibration.usable_cpus()
-    assert set(choices["machine"]) == {"cpu", "cores", "numpy", "numba", "blas", "openmp_before"}
+    assert set(choices["machine"]) == {"cpu", "cpu_generation", "l2", "cores", "numpy", "numba",
+                                       "blas", "openmp_before"}
+    assert choices["machine"]["cpu_generation"] == calibration.cpu_generation()
     assert choices["decisions"] == forced
     assert choices["forced"] == forced
 
@@ -498,3 +500,49 @@ def test_threads_asking_at_once_share_one_measurement(cache, monkeypatch):
     for t in threads:
         t.join()
     assert got == ["fast"] * 4 and runs == [1]
+
+
+_CPUINFO = """processor\t: 0
+vendor_id\t: AuthenticAMD
+cpu family\t: {family}
+model\t\t: {model}
+model name\t: AMD EPYC
+stepping\t: 1
+flags\t\t: {flags}
+
+processor\t: 1
+vendor_id\t: AuthenticAMD
+cpu family\t: 99
+model\t\t: 99
+model name\t: AMD EPYC
+stepping\t: 9
+flags\t\t: other
+"""
+
+
+def _cpuinfo(tmp_path, family=25, model=17, flags="fpu sse2 avx2 avx512f"):
+    path = tmp_path / f"cpuinfo-{family}-{model}-{len(flags)}"
+    path.write_text(_CPUINFO.format(family=family, model=model, flags=flags))
+    return str(path)
+
+
+def test_cpu_generation_names_family_model_stepping_and_the_flags(tmp_path):
+    zen4 = calibration.cpu_generation(_cpuinfo(tmp_path))
+    assert zen4.startswith("AuthenticAMD 25 17 1 flags ")  # the first processor's block
+    # Zen 3 and Zen 5 under the same model string, another instruction set: all differ
+    assert calibration.cpu_generation(_cpuinfo(tmp_path, model=1)) != zen4
+    assert calibration.cpu_generation(_cpuinfo(tmp_path, family=26, model=2)) != zen4
+    assert calibration.cpu_generation(_cpuinfo(tmp_path, flags="fpu sse2 avx2")) != zen4
+    # the flags' order is not a difference
+    assert calibration.cpu_generation(_cpuinfo(tmp_path, flags="avx512f avx2 sse2 fpu ")) == zen4
+    assert calibration.cpu_generation(str(tmp_path / "absent")) == ""
+
+
+def test_a_changed_cpu_generation_under_the_same_model_string_measures_anew(
+        cache, counted, monkeypatch):
+    calibration.choice("probe")
+    monkeypatch.setattr(calibration, "cpu_generation", lambda: "AuthenticAMD 26 2 0 flags 0")
+    calibration.forget()
+    calibration.choice("probe")
+    assert counted == [1, 1] and len(_entries()) == 2
+    assert {json.loads(key)["cpu"] for key in _entries()} == {calibration.cpu_model()}
