@@ -32,9 +32,12 @@ over from whole panels go to NumPy's matmul.
 # loads the OpenMP layer with tapeflow's spin setting before anything compiles.
 from ..runtime.jit import add_to_spin_mix, njit, prange, serial_and_parallel  # noqa: I001
 
+import time  # noqa: E402
+
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from ..runtime import calibration  # noqa: E402
+from ..runtime.settings import user_setting  # noqa: E402
 from llvmlite import binding as _llvm  # noqa: E402
 from llvmlite import ir  # noqa: E402
 from numba.core import cgutils, types  # noqa: E402
@@ -245,14 +248,63 @@ def routes(timings, margin=calibration.MARGIN):
     return {cls: calibration.faster(t, default="blas", margin=margin) for cls, t in timings.items()}
 
 
+# The 'gemm' decision waits until it can pay. Making it compiles this kernel and
+# times nine products: 2.5-4.5 s of a first fit with every cache empty on a Zen 4
+# (the compile, then the thread pool it is the first parallel kernel to start, and
+# the pool's own decisions), where W2's whole first fit was 6.2-7.5 s and ran
+# every product on BLAS, as this CPU's decision then says. So until the products
+# that could take this kernel have run DECIDE_AFTER seconds on BLAS, they stay
+# there, unless the decision is cached (a later process) or forced, or op
+# determinism is on: then a product's route must not change within the process.
+DECIDE_AFTER = 1.0  # seconds: what making the decision costs, about
+_waited = [0.0]  # seconds those products ran on BLAS in this process, while it waited
+_due = []  # non-empty once the decision may be made or read
+_looked = []  # non-empty once the cache file was read for it (once: it is parsed JSON)
+
+
+def decision_due():
+    """Whether `wins` may consult the 'gemm' decision now (see DECIDE_AFTER)."""
+    if _due:
+        return True
+    if not _looked:
+        _looked.append(True)
+        if calibration.known("gemm"):
+            _due.append(True)
+    if calibration.forced_choice("gemm") is not None or _waited[0] >= DECIDE_AFTER or \
+            user_setting("op_determinism"):
+        _due.append(True)
+    return bool(_due)
+
+
+def _takes_part(m, k, n, dtype):
+    """Whether an (m, k) @ (k, n) product of `dtype` could run on this kernel."""
+    return dtype == np.float32 and n >= _PANEL and m > 0 and k > 0
+
+
+def product(a, b):
+    """a @ b for 2-D float32 arrays, on this kernel where `wins` says so, else
+    on NumPy's BLAS (timed toward DECIDE_AFTER while the decision waits)."""
+    m, k = a.shape
+    n = b.shape[1]
+    if wins(m, k, n, a.dtype):
+        return matmul(a, b)
+    if _due or not _takes_part(m, k, n, a.dtype):
+        return np.matmul(a, b)
+    start = time.perf_counter()
+    out = np.matmul(a, b)
+    _waited[0] += time.perf_counter() - start
+    return out
+
+
 def wins(m, k, n, dtype):
     """Whether `matmul` runs an (m, k) @ (k, n) product instead of NumPy's BLAS:
     float32 with a panel's worth of columns, where this kernel measured faster
     on this machine: a large product (SHAPE_MEASURED) by a measurement of its own
     shape (`shape_route`), any other by its shape class's (the 'gemm' decision).
-    Both are measured on first use and cached; `runtime.calibration.force` of
-    'gemm' ('tapeflow' or 'blas' everywhere, or per class) overrides both."""
-    if dtype != np.float32 or n < _PANEL or m == 0 or k == 0:
+    Both are measured when first due (`decision_due`) and cached; until then
+    BLAS runs it; `runtime.calibration.force` of 'gemm' ('tapeflow' or 'blas'
+    everywhere, or per class) overrides both."""
+    if not _takes_part(m, k, n, dtype) or not decision_due():
         return False
     forced = calibration.forced_choice("gemm")
     decided = calibration.choice("gemm") if forced is None else forced
@@ -398,7 +450,11 @@ calibration.register("gemm", _measure, version=3)  # 2: after the blas_spin deci
 
 def _spin_mix_product():
     """W2's second layer through this kernel: the runtime's 'blas_spin'
-    measurement runs it between BLAS products (runtime/jit.py)."""
+    measurement runs it between BLAS products (runtime/jit.py), once this
+    process has run the kernel (compiling it only for that measurement would
+    cost what the 'gemm' decision waits for: DECIDE_AFTER)."""
+    if not _tiles_pair[0].kernel.dispatcher.signatures:
+        return None
     if not _spin_operands:
         _spin_operands.extend((np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)))
     return matmul(*_spin_operands)

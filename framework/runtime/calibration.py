@@ -43,8 +43,8 @@ from .atomic_files import atomic_write
 
 __all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_generation", "cpu_model",
            "decide_all", "faster", "force", "forced", "forced_choice", "forget", "identity",
-           "l2_cache_bytes", "machine_busy", "numpy_blas", "register", "spread", "time_calls",
-           "usable_cpus", "user_cache_dir"]
+           "known", "l2_cache_bytes", "machine_busy", "numpy_blas", "register", "spread",
+           "time_calls", "usable_cpus", "user_cache_dir"]
 
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
@@ -307,6 +307,14 @@ def choice(name):
         if name not in _decided:
             _decided[name] = _decide(name)
         return _decided[name][0]
+
+
+def known(name):
+    """Whether `name` is forced, decided in this process or cached for this
+    machine: whether `choice(name)` can answer without measuring."""
+    if name in _forced or name in _decided:
+        return True
+    return _cached(_read(cache_path()).get(_key(identity()), {}), name) is not None
 
 
 def _decide(name):

@@ -227,9 +227,89 @@ def _fake_timings(tapeflow_faster):
     return time_calls
 
 
+@pytest.fixture
+def due(monkeypatch):
+    """The 'gemm' decision due (DECIDE_AFTER's wait over), whatever ran before."""
+    monkeypatch.setattr(gemm, "_due", [True])
+
+
+@pytest.fixture
+def waiting(cache, monkeypatch):
+    """A process that has run no product yet and has no 'gemm' decision cached."""
+    monkeypatch.setattr(gemm, "_due", [])
+    monkeypatch.setattr(gemm, "_looked", [])
+    monkeypatch.setattr(gemm, "_waited", [0.0])
+    monkeypatch.setattr(gemm, "SHAPE_MEASURED", (0, 0))  # every product by its class
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("the 'gemm' decision was measured before it was due")
+    monkeypatch.setattr(gemm, "_measure", no_measuring)
+    version = calibration._measurements["gemm"][1]
+    calibration.register("gemm", lambda: gemm._measure(), version=version)  # (in cache's copy)
+
+
+def _w2_product():
+    a = np.ones((128, 784), np.float32)
+    return tf.matmul(a, np.ones((784, 512), np.float32)).numpy()  # W2's first layer
+
+
+def test_products_wait_on_blas_until_deciding_can_pay(waiting, monkeypatch):
+    # A first fit on an empty cache: the products run on BLAS, timed, and nothing
+    # is measured (nor this kernel compiled) for them.
+    assert (_w2_product() == 784).all()
+    assert not gemm.wins(128, 784, 512, np.float32)
+    assert "gemm" not in calibration.choices()["decisions"]
+    assert 0 < gemm._waited[0] < gemm.DECIDE_AFTER
+    waited = gemm._waited[0]
+    tf.matmul(np.ones((128, 784), np.float64), np.ones((784, 512)))  # float64: not counted
+    tf.matmul(np.ones((128, 784), np.float32), np.ones((784, 10), np.float32))  # no panel
+    assert gemm._waited[0] == waited
+    # Once they have run DECIDE_AFTER seconds, the decision is measured and routes.
+    monkeypatch.setattr(gemm, "_measure", lambda: ({c: "tapeflow" for c in gemm.SHAPE_CLASSES},
+                                                   {}))
+    monkeypatch.setattr(gemm, "DECIDE_AFTER", waited)
+    assert gemm.decision_due() and gemm.wins(128, 784, 512, np.float32)
+    assert calibration.choices()["decisions"]["gemm"]["short-large"] == "tapeflow"
+
+
+def test_a_cached_or_forced_gemm_decision_is_due_at_once(waiting, monkeypatch):
+    with calibration.forced(gemm="tapeflow"):
+        assert gemm.wins(128, 784, 512, np.float32)
+    monkeypatch.setattr(gemm, "_due", [])  # as a new process
+    monkeypatch.setattr(gemm, "_looked", [])
+    calibration.force("gemm", None)
+    entries = {calibration._key(calibration.identity()): {
+        "gemm": [{c: "blas" for c in gemm.SHAPE_CLASSES}, {},
+                 calibration._measurements["gemm"][1]]}}
+    calibration._write(calibration.cache_path(), entries)  # as an earlier process left it
+    assert gemm.decision_due() and gemm._waited == [0.0]
+    assert not gemm.wins(7744, 288, 64, np.float32)  # read, not measured
+
+
+def test_op_determinism_makes_the_gemm_decision_at_the_first_product(waiting, monkeypatch):
+    # A product's route must not change within the process when ops must repeat bits.
+    from tapeflow.config import _disable_op_determinism
+    monkeypatch.setattr(gemm, "_measure", lambda: ({c: "blas" for c in gemm.SHAPE_CLASSES}, {}))
+    tf.config.experimental.enable_op_determinism()
+    try:
+        _w2_product()
+    finally:
+        _disable_op_determinism()
+    assert gemm._waited == [0.0] and "gemm" in calibration.choices()["decisions"]
+
+
+def test_the_spin_measurement_leaves_out_a_gemm_not_run_yet(monkeypatch):
+    class NotCompiled:
+        signatures = []
+    kernel = type("Kernel", (), {"dispatcher": NotCompiled})
+    monkeypatch.setattr(gemm, "_tiles_pair", (type("One", (), {"kernel": kernel}), None))
+    assert gemm._spin_mix_product() is None
+
+
 @pytest.mark.parametrize("tapeflow_faster", [set(), {"tall-large", "short-large"},
                                              set(gemm.SHAPE_CLASSES)])
-def test_the_gemm_decision_routes_as_its_measurements_say(cache, monkeypatch, tapeflow_faster):
+def test_the_gemm_decision_routes_as_its_measurements_say(cache, due, monkeypatch,
+                                                          tapeflow_faster):
     fake = _fake_timings(tapeflow_faster)
     monkeypatch.setattr(calibration, "time_calls", fake)
     monkeypatch.setattr(gemm, "SHAPE_MEASURED", (0, 0))  # every product by its class
@@ -245,7 +325,7 @@ def test_the_gemm_decision_routes_as_its_measurements_say(cache, monkeypatch, ta
 
 
 @pytest.fixture
-def shapes(cache, monkeypatch):
+def shapes(cache, due, monkeypatch):
     """Classes measured BLAS-faster everywhere; each product measured by its own
     shape is BLAS-faster too unless `shapes.faster` holds it; `shapes.measured`
     lists the measurements. Registered decisions are restored afterwards."""
