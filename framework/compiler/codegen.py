@@ -55,12 +55,14 @@ class Source:
         self.outputs = outputs  # (slot, dtype, scalar) per returned value
 
 
-def generate(graph, probe, name="graph_function"):
-    """The Source of `graph` as a Numba function, or raise Unlowerable."""
+def generate(graph, probe, name="graph_function", exact=True):
+    """The Source of `graph` as a Numba function, or raise Unlowerable. `exact`:
+    its code must give the executor's bits (native.py's check), so that what no
+    generated loop can repeat is not lowered (a bias gradient's sum on BLAS)."""
     if _size(graph) > MAX_NODES:
         raise Unlowerable(f"more than {MAX_NODES} nodes (Numba's compile time grows with the "
                           "code; a Python loop over a constant unrolls, a tf.range loop does not)")
-    emitter = _Emitter(probe)
+    emitter = _Emitter(probe, exact)
     params = [f"a{i}" for i in range(len(graph.inputs))]
     names = emitter.graph(graph, params)
     structure, slots, leaves = graph.outputs
@@ -94,8 +96,9 @@ def _size(graph):
 
 
 class _Emitter:
-    def __init__(self, probe):
+    def __init__(self, probe, exact=True):
         self.probe = probe
+        self.exact = exact
         self.lines = []
         self.depth = 1
         self.graph_count = 0
@@ -246,9 +249,11 @@ class _Emitter:
                 raise Unlowerable(f"{op.name} on {dtype}")
             expression = template.format(*arguments, t=self.ctor(dtype))
         elif op.name == "unbroadcast":
-            expression = unbroadcast_expression(arguments[0], attrs, kinds[0][1], dtype)
+            expression = unbroadcast_expression(arguments[0], attrs, kinds[0][1], dtype,
+                                                self.exact)
         else:
-            expression = reduction_expression(op.name, arguments[0], attrs, len(kinds[0][1])) \
+            expression = reduction_expression(op.name, arguments[0], attrs, len(kinds[0][1]),
+                                              kinds[0][0]) \
                 if len(slots) == 1 and kinds[0][1] != () else None
         if expression is None:
             raise Unlowerable(f"the op {op.name}" + (f" with {attrs}" if attrs else ""))

@@ -52,7 +52,8 @@ _lock = threading.Lock()
 _loaded = {}  # module stem -> its Numba function, loaded once per process
 _spent = {}  # module stem -> seconds spent replaying graphs of that source
 _HEADER = ("import numpy as np\nfrom tapeflow.kernels import optimizers as optimizer_kernels\n"
-           "from tapeflow.runtime.jit import njit\n\n" + HELPERS + "\n\n@njit(cache=True)\n")
+           "from tapeflow.runtime.jit import njit\n\n" + HELPERS +
+           "\n\n@njit(cache=True, error_model=\"numpy\")\n")  # x / 0: inf, as NumPy
 
 
 class Tier:
@@ -111,11 +112,12 @@ class Tier:
         probe = codegen.Probe()
         values = run_arrays(self.graph, arrays, probe)
         try:
-            self.source = codegen.generate(self.graph, probe)
+            self.source = codegen.generate(self.graph, probe, exact=not self.jit_compile)
         except Unlowerable as why:
             self.partial = segments.split(self.graph, probe, _Module, self._agree,
                                           _compile_seconds.append,
-                                          None if self.jit_compile else _segment_pays)
+                                          None if self.jit_compile else _segment_pays,
+                                          exact=not self.jit_compile)
             self._give_up(f"it has {why}")
             if self.partial is None:
                 return values

@@ -138,13 +138,14 @@ def arguments(source, arrays, variables):
     return args
 
 
-def split(graph, probe, module, agree, on_compile, pays=None):
+def split(graph, probe, module, agree, on_compile, pays=None, exact=True):
     """A copy of `graph` with each run of lowerable nodes as one SEGMENT node, or
     None when no run has MIN_NODES nodes. `module(source)` gives the file of a
     Source (native._Module), `agree(mine, theirs)` the check's comparison,
     `on_compile(seconds)` is told each compile's time, `pays(stem, seconds)` each
     replay's of a segment whose code is not compiled yet, and says whether
-    compiling it pays now (None: compile at the first run, as jit_compile=True)."""
+    compiling it pays now (None: compile at the first run, as jit_compile=True);
+    `exact`: its code must give the executor's bits (codegen.generate)."""
     nodes = graph.nodes
     last_read = {}
     for index, node in enumerate(nodes):
@@ -153,7 +154,7 @@ def split(graph, probe, module, agree, on_compile, pays=None):
     last_read.update((slot, len(nodes)) for slot in graph.outputs[1] if slot is not None)
     runs, current = [], []
     for index, node in enumerate(nodes):
-        if _lowers(graph, probe, node):
+        if _lowers(graph, probe, node, exact):
             current.append(index)
             continue
         runs.append(current)
@@ -165,7 +166,8 @@ def split(graph, probe, module, agree, on_compile, pays=None):
         sub = _subgraph(graph, [nodes[i] for i in run],
                         lambda slot, end=run[-1]: last_read.get(slot, -1) > end)
         try:
-            source = codegen.generate(sub, _probe_for(sub, graph, probe), name="graph_function")
+            source = codegen.generate(sub, _probe_for(sub, graph, probe), name="graph_function",
+                                      exact=exact)
         except Unlowerable:
             continue  # nodes that lower alone but not together: replayed
         segment = Segment(sub, source, module(source), agree, on_compile, pays)
@@ -197,12 +199,12 @@ def _is_update(node):
     return node[0] == CALL and effect_lowering(node[1]) is lower_optimizer_apply
 
 
-def _lowers(graph, probe, node):
+def _lowers(graph, probe, node, exact):
     if node[0] not in (OP, CALL, LOOP):  # a branch choice never lowers
         return False
     sub = _subgraph(graph, [node], lambda slot: True)
     try:
-        codegen.generate(sub, _probe_for(sub, graph, probe))
+        codegen.generate(sub, _probe_for(sub, graph, probe), exact=exact)
     except Unlowerable:
         return False
     return True

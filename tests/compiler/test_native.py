@@ -195,15 +195,17 @@ def test_a_second_process_finds_the_compiled_code_in_the_disk_cache(tmp_path):
         from tapeflow.compiler.native import native_state
         x = tf.Variable(0.0)
         opt = tf.keras.optimizers.SGD(learning_rate=0.01)
+        ramp = tf.constant([float(i) for i in range(300)])
         @tf.function(jit_compile=True)
         def step():
             with tf.GradientTape() as tape:
                 y = x * x - 2.0 * x + 1.0
             opt.apply_gradients([(tape.gradient(y, x), x)])
+            return tf.reduce_mean(tf.square(ramp - x))  # the pairwise helpers, from the cache
         for _ in range(4):
-            step()
+            mean = step()
         (graph,) = [g for c in step._concrete for g in c._graphs.values()]
-        print(native_state(graph)[0], graph.tier.cached, x.numpy())
+        print(native_state(graph)[0], graph.tier.cached, x.numpy(), mean.numpy())
     """)
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
@@ -212,7 +214,7 @@ def test_a_second_process_finds_the_compiled_code_in_the_disk_cache(tmp_path):
     assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
     assert outputs[0][:2] == ["native", "False"]
     assert outputs[1][:2] == ["native", "True"]
-    assert outputs[0][2] == outputs[1][2]
+    assert outputs[0][2:] == outputs[1][2:]
 
 
 def test_unlowerable_reasons_name_the_node():
@@ -238,3 +240,70 @@ def test_generated_code_must_give_the_replays_bits_unless_jit_compile_was_asked(
     assert native._agree(one_ulp, a, exact=False)
     assert not native._agree(a.astype(np.float64), a, exact=False)  # a dtype change is wrong
     assert not native._agree(np.int32([1, 2]), np.int32([1, 3]), exact=False)
+
+
+def _helpers():
+    """The generated modules' helper functions, compiled here (lowering.HELPERS;
+    text has no file for Numba's disk cache)."""
+    from tapeflow.runtime.jit import njit
+    namespace = {"np": np, "njit": njit}
+    exec(lowering.HELPERS.replace("cache=True", "cache=False"), namespace)  # noqa: S102
+    return namespace
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pairwise_helpers_add_in_numpys_order(dtype):
+    helpers = _helpers()
+    rng = np.random.default_rng(7)
+    for n in list(range(0, 140)) + [255, 256, 257, 1000, 8193, 100003]:
+        a = (rng.standard_normal(n) * 1000).astype(dtype)
+        assert helpers["pairwise_total"](a) == np.sum(a), n  # bit for bit, not close
+    for shape in [(3, 4), (37, 300), (5, 1), (2, 3, 129), (0, 5), (4, 0)]:
+        a = (rng.standard_normal(shape) * 10).astype(dtype)
+        rows = helpers["pairwise_rows"](a)
+        assert rows.dtype == dtype and rows.shape == shape[:-1]
+        np.testing.assert_array_equal(rows, np.sum(a, axis=-1))
+        assert helpers["pairwise_total"](a) == np.sum(a)
+    # transposed and sliced inputs: the helpers read them in C order, as NumPy's sum
+    a = (rng.standard_normal((40, 300)) * 10).astype(dtype)
+    for view in (a.T, a[::3, 7:250], a[:, ::2]):
+        np.testing.assert_array_equal(helpers["pairwise_rows"](view), np.sum(
+            np.ascontiguousarray(view), axis=-1))
+        assert helpers["pairwise_total"](view) == np.sum(np.ascontiguousarray(view))
+    assert not np.signbit(helpers["pairwise_total"](np.array([-0.0, -0.0], dtype)))  # as NumPy
+    assert helpers["pairwise_total"](np.array([np.inf, 1.0] * 9, dtype)) == np.inf
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
+def test_means_and_sums_compile_by_default_and_give_the_executors_bits(monkeypatch, dtype):
+    """The exact check accepts a loss's mean: it used to keep such graphs replayed."""
+    monkeypatch.setattr(native, "_FIRST_GUESS", 0.0)  # any replay time pays
+
+    def f(a, b):
+        d = tf.square(a - b)
+        return (tf.reduce_mean(d), tf.reduce_sum(d, axis=-1), tf.reduce_mean(d, axis=1),
+                tf.reduce_mean(d, axis=0), tf.reduce_sum(a))
+
+    rng = np.random.default_rng(3)
+    a = tf.constant(rng.standard_normal((37, 300)) * 10, dtype=dtype)
+    b = tf.constant(rng.standard_normal((37, 300)), dtype=dtype)
+    compiled = tf.function(f)
+    for _ in range(4):
+        got = compiled(a, b)
+    assert native_state(_graphs(compiled)[0]) == ("native", None)
+    for g, w in zip(got, f(a, b)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def test_division_by_zero_in_compiled_code_gives_inf_and_nan_as_numpy():
+    @tf.function(jit_compile=True)
+    def f(x, y):
+        return x / y + 1.0
+
+    for _ in range(3):
+        assert float(f(tf.constant(1.0), tf.constant(2.0))) == 1.5
+    assert native_state(_graphs(f)[0]) == ("native", None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert float(f(tf.constant(1.0), tf.constant(0.0))) == np.inf  # not ZeroDivisionError
+        assert np.isnan(float(f(tf.constant(0.0), tf.constant(0.0))))
