@@ -401,8 +401,10 @@ class tracing:
         global _active
         if self.profile is None:
             sys.setprofile(None)
-        else:
-            self.trace.untraceable("a profiler is active, so effects cannot be recorded")
+        else:  # the cause, before whatever it made the trace notice (an effect's Python)
+            self.trace.problem = None
+            self.trace.untraceable("a profiler (cProfile, or another sys.setprofile hook) was "
+                                   "active while tracing, so effects could not be recorded")
         _local.trace = self.outer
         with _swap_lock:
             _active -= 1

@@ -416,3 +416,25 @@ def test_fit_with_batch_normalization_is_traced_and_equals_eager(masked):
     if not masked:
         np.testing.assert_allclose(results[0][1], 0.1 * features.mean(0), rtol=1e-5)
         np.testing.assert_allclose(results[0][2], 0.9 + 0.1 * features.var(0), rtol=1e-5)
+
+
+def test_a_profiler_active_while_tracing_is_named_as_the_cause():
+    # cProfile replaces the profile hook that records effects: the function runs
+    # eagerly under it (values right), and the warning says why, not what the
+    # effect's Python then did (a fit's non-finite check read the loss).
+    import sys
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def step(x):
+        v.assign_add(x)
+        return v * 2.0
+
+    sys.setprofile(lambda frame, event, arg: None)
+    try:
+        with pytest.warns(UserWarning, match=r"a profiler \(cProfile, or another"):
+            out = step(tf.constant(1.0))
+    finally:
+        sys.setprofile(None)
+    assert float(out) == 4.0 and float(v) == 2.0
+    assert float(step(tf.constant(1.0))) == 6.0  # eager for that signature, as warned
