@@ -16,7 +16,7 @@ structure and dtypes, and one cached compilation serves every process.
 import numpy as np
 
 from .graph import CALL, LOOP, OP, SlotRef
-from .lowering import (EXPRESSIONS, FLOAT_ONLY, Unlowerable, effect_lowering,
+from .lowering import (EXPRESSIONS, FLOAT_ONLY, ORDERED_SUMS, Unlowerable, effect_lowering,
                        reduction_expression, unbroadcast_expression)
 
 __all__ = ["Probe", "Source", "generate"]
@@ -53,6 +53,8 @@ class Source:
         self.constants = constants  # the constant values passed, in order
         self.per_call = per_call  # functions giving a scalar at each call
         self.outputs = outputs  # (slot, dtype, scalar) per returned value
+        # whether its sums add in NumPy's order only for C-contiguous arrays (lowering.py)
+        self.ordered = any(marker in text for marker in ORDERED_SUMS)
 
 
 def generate(graph, probe, name="graph_function", exact=True):

@@ -4,9 +4,10 @@ without a lowering here keeps its graph on the executor's replay.
 
 What lowers: the elementwise ops (their NumPy expression, which Numba fuses
 into one loop over arrays), ReLU's gradient, sums and means (a float one over
-all axes or the last in NumPy's pairwise order, so a loss's mean gives NumPy's
-bits), a bias gradient's unbroadcast (under jit_compile=True only: the
-executor's runs on BLAS), casts and comparisons, Variable assignments, and
+all axes or the last in NumPy's pairwise order, kernels/reductions.py, so a
+loss's mean gives NumPy's bits), a bias gradient's unbroadcast (under
+jit_compile=True only: the executor's runs on BLAS), casts and comparisons,
+Variable assignments, and
 the updates of the SGD family and of Adam with a constant learning rate
 (on the fused kernel eager runs, kernels/optimizers.py, where eager runs it).
 Each lowering returns source lines; `Unlowerable` says why one cannot.
@@ -18,7 +19,7 @@ from ..core.tensor import Variable
 from ..math import comparisons as _comparisons
 from ..api import array_ops as _array_ops
 
-__all__ = ["EXPRESSIONS", "HELPERS", "Unlowerable", "effect_lowering", "reduction_expression",
+__all__ = ["EXPRESSIONS", "ORDERED_SUMS", "Unlowerable", "effect_lowering", "reduction_expression",
            "unbroadcast_expression"]
 
 
@@ -55,15 +56,17 @@ EXPRESSIONS = {
 }
 # Reductions over all axes, or over one axis without keepdims (the forms Numba's
 # np.sum/np.max take). A float32/float64 sum or mean over all axes or the last one
-# adds in NumPy's own order, its pairwise summation (the helpers pairwise_total and
-# pairwise_rows), so that it gives NumPy's bits: native.py keeps only code that does,
-# and Numba's np.sum, adding in sequence, had kept every graph with a loss's mean
-# replayed. Over another axis, NumPy adds the rows in sequence, as Numba's np.sum
-# does (the check finds any case where they differ); a mean there is that sum over
-# the axis's length (Numba's np.mean takes no axis).
+# adds in NumPy's own order (kernels/reductions.py), so that it gives NumPy's bits:
+# native.py keeps only code that does, and Numba's np.sum, adding in sequence, had
+# kept every graph with a loss's mean replayed. Over another axis NumPy adds the
+# rows in sequence, as Numba's np.sum does (the check finds where they differ). A
+# mean divides in float64 and rounds to the dtype, as np.mean (a float32 count
+# above 2**24 is inexact). NumPy adds a view in another order than a C-contiguous
+# array, so code with these sums replays calls on views (ORDERED_SUMS).
 REDUCTIONS = {"reduce_sum": "np.sum", "reduce_max": "np.max", "reduce_min": "np.min",
               "reduce_mean": "np.mean", "reduce_prod": "np.prod"}
 _PAIRWISE = (np.dtype(np.float32), np.dtype(np.float64))
+ORDERED_SUMS = ("reduction_kernels.", "np.sum(")  # in a source: its sums need C order
 
 
 def reduction_expression(name, argument, attrs, ndim, dtype=None):
@@ -85,13 +88,15 @@ def reduction_expression(name, argument, attrs, ndim, dtype=None):
         axis = int(axis) % ndim
     if name in ("reduce_sum", "reduce_mean") and dtype is not None and \
             np.dtype(dtype) in _PAIRWISE:
+        kind = f"np.{np.dtype(dtype).name}"
         if axis is None or ndim == 1:
-            total, count = f"pairwise_total({argument})", f"{argument}.size"
-        elif axis == ndim - 1:
-            total, count = f"pairwise_rows({argument})", f"{argument}.shape[{axis}]"
-        else:
-            total, count = f"np.sum({argument}, axis={axis})", f"{argument}.shape[{axis}]"
-        return total if name == "reduce_sum" else f"({total} / np.{np.dtype(dtype).name}({count}))"
+            total = f"reduction_kernels.pairwise_total({argument})"
+            return total if name == "reduce_sum" else \
+                f"{kind}({total} / np.float64({argument}.size))"
+        total = f"reduction_kernels.pairwise_rows({argument})" if axis == ndim - 1 else \
+            f"np.sum({argument}, axis={axis})"
+        return total if name == "reduce_sum" else \
+            f"({total} / np.float64({argument}.shape[{axis}])).astype({kind})"
     if axis is None or ndim == 1:
         return f"{function}({argument})"
     if function in ("np.prod", "np.mean"):
@@ -114,110 +119,7 @@ def unbroadcast_expression(argument, attrs, shape, dtype, exact=True):
         return argument
     if lead != 1 or not target or np.dtype(dtype).kind != "f" or exact:
         return None
-    return f"sum_leading_axis({argument})"
-
-
-# Functions the generated modules define beside their graph function (Numba's
-# np.sum over an axis walks the array generically, several times slower), and
-# NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src's
-# pairwise_sum: runs under 8 in sequence from zero, up to 128 in 8 interleaved
-# sums, longer ones halved at a multiple of 8), in the array's dtype, which is the
-# order np.sum adds a contiguous run in (NumPy 2.4 checked to 2**20 elements).
-# Division by zero gives inf or nan, as NumPy, not Python's ZeroDivisionError.
-HELPERS = """
-@njit(cache=True, error_model="numpy")
-def pairwise_block(a, start, n, zero):
-    if n < 8:
-        total = zero
-        for i in range(start, start + n):
-            total += a[i]
-        return total
-    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-    i = start + 8
-    end = start + n - n % 8
-    while i < end:
-        r0 += a[i]
-        r1 += a[i + 1]
-        r2 += a[i + 2]
-        r3 += a[i + 3]
-        r4 += a[i + 4]
-        r5 += a[i + 5]
-        r6 += a[i + 6]
-        r7 += a[i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < start + n:
-        total += a[i]
-        i += 1
-    return total
-
-
-@njit(cache=True, error_model="numpy")
-def pairwise_run(a, start, n, zero):
-    # NumPy's recursion, walked with a stack of its own: a recursive Numba
-    # function loaded from the disk cache crashed the process (Numba 0.68).
-    if n <= 128:
-        return pairwise_block(a, start, n, zero)
-    starts = np.empty(128, np.int64)
-    sizes = np.empty(128, np.int64)
-    stages = np.zeros(128, np.int64)
-    partial = np.empty(128, a.dtype)
-    starts[0], sizes[0], top, done = start, n, 1, 0
-    while top:
-        s, m = starts[top - 1], sizes[top - 1]
-        half = m // 2
-        half -= half % 8
-        if m <= 128:
-            partial[done] = pairwise_block(a, s, m, zero)
-            done += 1
-            top -= 1
-        elif stages[top - 1] < 2:  # its first half, then its second
-            first = stages[top - 1] == 0
-            stages[top - 1] += 1
-            starts[top] = s if first else s + half
-            sizes[top] = half if first else m - half
-            stages[top] = 0
-            top += 1
-        else:  # both halves done: their sum
-            partial[done - 2] = partial[done - 2] + partial[done - 1]
-            done -= 1
-            top -= 1
-    return partial[0]
-
-
-@njit(cache=True, error_model="numpy")
-def pairwise_total(a):
-    flat = np.ascontiguousarray(a).reshape(-1)
-    return pairwise_run(flat, 0, flat.size, np.zeros(1, a.dtype)[0])
-
-
-@njit(cache=True, error_model="numpy")
-def pairwise_rows(a):
-    n = a.shape[-1]
-    count = 1
-    for size in a.shape[:-1]:
-        count *= size
-    rows = np.ascontiguousarray(a).reshape(count, n)
-    out = np.empty(count, a.dtype)
-    zero = np.zeros(1, a.dtype)[0]
-    for i in range(count):
-        out[i] = pairwise_run(rows[i], 0, n, zero)
-    return out.reshape(a.shape[:-1])
-
-
-@njit(cache=True, error_model="numpy")
-def sum_leading_axis(a):
-    columns = 1
-    for size in a.shape[1:]:
-        columns *= size
-    rows = np.ascontiguousarray(a).reshape(a.shape[0], columns)
-    total = np.zeros(columns, np.float64)
-    for i in range(rows.shape[0]):
-        for j in range(rows.shape[1]):
-            total[j] += rows[i, j]
-    return total.astype(a.dtype).reshape(a.shape[1:])
-"""
+    return f"reduction_kernels.sum_leading_axis({argument})"
 
 
 FLOAT_ONLY = frozenset({"divide", "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil"})

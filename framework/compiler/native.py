@@ -40,7 +40,7 @@ from ..runtime.atomic_files import atomic_write
 from ..runtime.kernel_sources import PROCESS_TAG, kernel_sources
 from . import codegen, segments
 from .executor import run_arrays
-from .lowering import HELPERS, Unlowerable
+from .lowering import Unlowerable
 
 __all__ = ["Tier", "native_state"]
 
@@ -52,8 +52,9 @@ _lock = threading.Lock()
 _loaded = {}  # module stem -> its Numba function, loaded once per process
 _spent = {}  # module stem -> seconds spent replaying graphs of that source
 _HEADER = ("import numpy as np\nfrom tapeflow.kernels import optimizers as optimizer_kernels\n"
-           "from tapeflow.runtime.jit import njit\n\n" + HELPERS +
-           "\n\n@njit(cache=True, error_model=\"numpy\")\n")  # x / 0: inf, as NumPy
+           "from tapeflow.kernels import reductions as reduction_kernels\n"
+           "from tapeflow.runtime.jit import njit\n\n\n"
+           "@njit(cache=True, error_model=\"numpy\")\n")  # x / 0: inf, as NumPy
 
 
 class Tier:
@@ -135,6 +136,8 @@ class Tier:
             self.state = _PARTIAL
             return run_arrays(self.partial, arrays)
         source = self.source
+        if not segments.runs_on(source, arrays, [v._value for v in source.variables]):
+            return run_arrays(self.graph, arrays)  # checked at a later call, on C-ordered arrays
         copies = [np.array(v._value, copy=True) for v in source.variables]
         start = time.perf_counter()
         try:
@@ -159,8 +162,10 @@ class Tier:
 
     def _native(self, arrays):
         source = self.source
-        results = self.compiled(*segments.arguments(source, arrays,
-                                                    [v._value for v in source.variables]))
+        variables = [v._value for v in source.variables]
+        if not segments.runs_on(source, arrays, variables):
+            return run_arrays(self.graph, arrays)
+        results = self.compiled(*segments.arguments(source, arrays, variables))
         values = [None] * self.graph.size
         for (slot, dtype, scalar), value in zip(source.outputs, results):
             values[slot] = np.asarray(value, dtype) if scalar else value
@@ -213,7 +218,11 @@ def _agree(mine, theirs, exact=True):
     if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
         return False
     if exact or theirs.dtype.kind not in "fc":
-        return np.array_equal(mine, theirs, equal_nan=theirs.dtype.kind in "fc")
+        if not np.array_equal(mine, theirs, equal_nan=theirs.dtype.kind in "fc"):
+            return False
+        zeros = theirs == 0  # equal as numbers, -0.0 and +0.0 differ in their bits
+        return theirs.dtype.kind != "f" or np.array_equal(np.signbit(mine[zeros]),
+                                                          np.signbit(theirs[zeros]))
     tolerance = 4096 * np.finfo(theirs.dtype).eps
     scale = max(1.0, float(np.max(np.abs(theirs), initial=0.0)))
     return np.allclose(mine, theirs, rtol=tolerance, atol=tolerance * scale, equal_nan=True)

@@ -67,6 +67,8 @@ class Segment:
         """The output arrays (the executor's loop protocol: `runner` and `truth` unused)."""
         if self.state is _TRUSTED:
             variables = [v._value for v in self.source.variables]
+            if not runs_on(self.source, inputs, variables):
+                return self._replay(inputs)
             try:
                 results = self.compiled(*arguments(self.source, inputs, variables))
             except Exception:  # the replay raises the executor's own error for it
@@ -91,6 +93,8 @@ class Segment:
 
     def _check(self, inputs):
         source = self.source
+        if not runs_on(source, inputs, [v._value for v in source.variables]):
+            return self._replay(inputs)  # checked at a later call, on C-ordered arrays
         copies = [np.array(v._value, copy=True) for v in source.variables]
         cached = self.module.compiled_already()
         try:
@@ -126,6 +130,16 @@ class Segment:
         start = time.perf_counter()
         self.compiled(*arguments(self.source, inputs, copies))
         return time.perf_counter() - start
+
+
+def runs_on(source, arrays, variables):
+    """Whether `source`'s code may run on these arrays: on any, unless its sums add
+    in NumPy's order for C-contiguous arrays only (lowering.ORDERED_SUMS: NumPy adds
+    a view in another order), when each must be C-contiguous, else the call replays."""
+    if not source.ordered:
+        return True
+    return all(a.flags.c_contiguous for a in arrays if isinstance(a, np.ndarray)) and \
+        all(a.flags.c_contiguous for a in variables)
 
 
 def arguments(source, arrays, variables):

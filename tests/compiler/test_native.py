@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.compiler import lowering, native
+from tapeflow.compiler import lowering, native, segments
 from tapeflow.compiler.native import native_state
 
 EXPECTED_X = np.float32(0.99999857)  # seed 004's x after 1000 SGD steps
@@ -242,38 +242,6 @@ def test_generated_code_must_give_the_replays_bits_unless_jit_compile_was_asked(
     assert not native._agree(np.int32([1, 2]), np.int32([1, 3]), exact=False)
 
 
-def _helpers():
-    """The generated modules' helper functions, compiled here (lowering.HELPERS;
-    text has no file for Numba's disk cache)."""
-    from tapeflow.runtime.jit import njit
-    namespace = {"np": np, "njit": njit}
-    exec(lowering.HELPERS.replace("cache=True", "cache=False"), namespace)  # noqa: S102
-    return namespace
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_pairwise_helpers_add_in_numpys_order(dtype):
-    helpers = _helpers()
-    rng = np.random.default_rng(7)
-    for n in list(range(0, 140)) + [255, 256, 257, 1000, 8193, 100003]:
-        a = (rng.standard_normal(n) * 1000).astype(dtype)
-        assert helpers["pairwise_total"](a) == np.sum(a), n  # bit for bit, not close
-    for shape in [(3, 4), (37, 300), (5, 1), (2, 3, 129), (0, 5), (4, 0)]:
-        a = (rng.standard_normal(shape) * 10).astype(dtype)
-        rows = helpers["pairwise_rows"](a)
-        assert rows.dtype == dtype and rows.shape == shape[:-1]
-        np.testing.assert_array_equal(rows, np.sum(a, axis=-1))
-        assert helpers["pairwise_total"](a) == np.sum(a)
-    # transposed and sliced inputs: the helpers read them in C order, as NumPy's sum
-    a = (rng.standard_normal((40, 300)) * 10).astype(dtype)
-    for view in (a.T, a[::3, 7:250], a[:, ::2]):
-        np.testing.assert_array_equal(helpers["pairwise_rows"](view), np.sum(
-            np.ascontiguousarray(view), axis=-1))
-        assert helpers["pairwise_total"](view) == np.sum(np.ascontiguousarray(view))
-    assert not np.signbit(helpers["pairwise_total"](np.array([-0.0, -0.0], dtype)))  # as NumPy
-    assert helpers["pairwise_total"](np.array([np.inf, 1.0] * 9, dtype)) == np.inf
-
-
 @pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
 def test_means_and_sums_compile_by_default_and_give_the_executors_bits(monkeypatch, dtype):
     """The exact check accepts a loss's mean: it used to keep such graphs replayed."""
@@ -307,3 +275,60 @@ def test_division_by_zero_in_compiled_code_gives_inf_and_nan_as_numpy():
     with np.errstate(divide="ignore", invalid="ignore"):
         assert float(f(tf.constant(1.0), tf.constant(0.0))) == np.inf  # not ZeroDivisionError
         assert np.isnan(float(f(tf.constant(0.0), tf.constant(0.0))))
+
+
+def _sums(x):
+    return tf.reduce_sum(x), tf.reduce_mean(x, axis=-1)
+
+
+@pytest.mark.parametrize("how", ["argument", "transposed inside"])
+def test_compiled_sums_replay_calls_on_views_whose_sums_numpy_adds_in_another_order(how):
+    # NumPy adds a Fortran-ordered or strided array in memory order, or row by row in
+    # sequence: code adding in C order would differ in the last bits, silently.
+    if how == "argument":  # one graph for every layout (its signature has no layout)
+        compiled = tf.function(_sums, jit_compile=True,
+                               input_signature=[tf.TensorSpec(None, tf.float32)])
+        f = _sums
+    else:  # a transpose (not lowered) hands the compiled segment a view
+        compiled = tf.function(lambda x: _sums(tf.transpose(x)), jit_compile=True)
+        f = lambda x: _sums(tf.transpose(x))  # noqa: E731
+    base = np.random.default_rng(5).standard_normal((300, 64)).astype(np.float32) * 100
+    c_ordered = base if how == "argument" else np.ascontiguousarray(base.T)
+    other = np.asfortranarray(base) if how == "argument" else base
+    for _ in range(4):
+        compiled(tf.constant(c_ordered))
+    for x in (c_ordered, other, c_ordered):
+        for got, want in zip(compiled(tf.constant(x)), f(tf.constant(x))):
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+    graph = _graphs(compiled)[0]
+    if how == "argument":
+        assert native_state(graph) == ("native", None)
+    else:
+        # its input is a view at every call: checked on none, it replays
+        assert [s.state for s in segments.segments_of(graph.tier.partial)] == ["check"]
+
+
+def test_compiled_sums_keep_numpys_zero_sign_and_mean_rounding():
+    @tf.function(jit_compile=True)
+    def f(x):
+        return tf.reduce_sum(x * -1.0), tf.reduce_mean(x)
+
+    ones = tf.ones((16,))
+    for _ in range(4):
+        f(ones)
+    assert native_state(_graphs(f)[0]) == ("native", None)
+    total, _ = f(tf.zeros((16,)))
+    assert not np.signbit(total.numpy())  # NumPy's sum of -0.0s starts from +0.0
+    # above 2**24 a float32 count is inexact: np.mean divides in float64
+    big = np.random.default_rng(0).random(2**24 + 3, dtype=np.float32)  # the two round apart
+    g = tf.function(lambda x: tf.reduce_mean(x * 1.0), jit_compile=True)
+    for _ in range(4):
+        got = g(tf.constant(big))
+    assert native_state(_graphs(g)[0]) == ("native", None)
+    assert got.numpy().tobytes() == np.mean(big * np.float32(1.0)).tobytes()
+
+
+def test_exact_agreement_tells_the_signs_of_zero_apart():
+    assert not native._agree(np.float32([-0.0, 1.0]), np.float32([0.0, 1.0]))
+    assert native._agree(np.float32([-0.0, np.nan]), np.float32([-0.0, np.nan]))
+    assert native._agree(np.float32([-0.0]), np.float32([0.0]), exact=False)
