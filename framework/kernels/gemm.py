@@ -30,7 +30,7 @@ over from whole panels go to NumPy's matmul.
 
 # runtime.jit first: it imports numba, registers the kernels' cache locator and
 # loads the OpenMP layer with tapeflow's spin setting before anything compiles.
-from ..runtime.jit import add_to_spin_mix, njit, prange, serial_and_parallel  # noqa: I001
+from ..runtime.jit import njit, prange, serial_and_parallel  # noqa: I001
 
 import time  # noqa: E402
 
@@ -248,32 +248,37 @@ def routes(timings, margin=calibration.MARGIN):
     return {cls: calibration.faster(t, default="blas", margin=margin) for cls, t in timings.items()}
 
 
-# The 'gemm' decision waits until it can pay. Making it compiles this kernel and
-# times nine products: 2.5-4.5 s of a first fit with every cache empty on a Zen 4
-# (the compile, then the thread pool it is the first parallel kernel to start, and
-# the pool's own decisions), where W2's whole first fit was 6.2-7.5 s and ran
-# every product on BLAS, as this CPU's decision then says. So until the products
-# that could take this kernel have run DECIDE_AFTER seconds on BLAS, they stay
-# there, unless the decision is cached (a later process) or forced, or op
-# determinism is on: then a product's route must not change within the process.
-DECIDE_AFTER = 1.0  # seconds: what making the decision costs, about
+# Deciding waits until it can pay. A decision not cached is measured on this
+# kernel, which must be compiled for it: with every cache empty on a Zen 4 that
+# took 2.5-4.5 s of W2's first fit (the compile, then the thread pool it is the
+# first parallel kernel to start, and the pool's own decisions), where the whole
+# fit took 6.2-7.5 s and ran every product on BLAS, as this CPU's decision then
+# says. So until the products that could take this kernel have run DECIDE_AFTER
+# seconds on BLAS in this process, a product whose route is not cached (its class's
+# 'gemm' decision, or its own shape's) stays on BLAS; a cached or forced route is
+# taken at once. With op determinism on nothing waits: a product's route must not
+# change within the process.
+DECIDE_AFTER = 1.0  # seconds: what making the decisions costs, about
 _waited = [0.0]  # seconds those products ran on BLAS in this process, while it waited
-_due = []  # non-empty once the decision may be made or read
-_looked = []  # non-empty once the cache file was read for it (once: it is parsed JSON)
+_measuring = []  # non-empty once uncached decisions may be measured (the wait is over)
+_cached_here = {}  # decision name -> whether the cache file held it (read once: JSON)
 
 
-def decision_due():
-    """Whether `wins` may consult the 'gemm' decision now (see DECIDE_AFTER)."""
-    if _due:
+def may_measure():
+    """Whether a decision not cached may be measured now (see DECIDE_AFTER)."""
+    if not _measuring and (_waited[0] >= DECIDE_AFTER or user_setting("op_determinism")):
+        _measuring.append(True)
+    return bool(_measuring)
+
+
+def _answerable(name):
+    """Whether `wins` may consult decision `name` now: forced, measurable, or cached."""
+    if calibration.forced_choice(name) is not None or may_measure():
         return True
-    if not _looked:
-        _looked.append(True)
-        if calibration.known("gemm"):
-            _due.append(True)
-    if calibration.forced_choice("gemm") is not None or _waited[0] >= DECIDE_AFTER or \
-            user_setting("op_determinism"):
-        _due.append(True)
-    return bool(_due)
+    found = _cached_here.get(name)
+    if found is None:
+        found = _cached_here[name] = calibration.known(name)
+    return found
 
 
 def _takes_part(m, k, n, dtype):
@@ -288,7 +293,7 @@ def product(a, b):
     n = b.shape[1]
     if wins(m, k, n, a.dtype):
         return matmul(a, b)
-    if _due or not _takes_part(m, k, n, a.dtype):
+    if _measuring or not _takes_part(m, k, n, a.dtype):
         return np.matmul(a, b)
     start = time.perf_counter()
     out = np.matmul(a, b)
@@ -301,16 +306,19 @@ def wins(m, k, n, dtype):
     float32 with a panel's worth of columns, where this kernel measured faster
     on this machine: a large product (SHAPE_MEASURED) by a measurement of its own
     shape (`shape_route`), any other by its shape class's (the 'gemm' decision).
-    Both are measured when first due (`decision_due`) and cached; until then
-    BLAS runs it; `runtime.calibration.force` of 'gemm' ('tapeflow' or 'blas'
-    everywhere, or per class) overrides both."""
-    if not _takes_part(m, k, n, dtype) or not decision_due():
+    Both are cached once measured, and measured only once the wait is over
+    (DECIDE_AFTER): until then a product without a cached route takes BLAS;
+    `runtime.calibration.force` of 'gemm' ('tapeflow' or 'blas' everywhere, or
+    per class) overrides both."""
+    if not _takes_part(m, k, n, dtype) or not _answerable("gemm"):
         return False
     forced = calibration.forced_choice("gemm")
     decided = calibration.choice("gemm") if forced is None else forced
     if isinstance(decided, str):
         return decided == "tapeflow"
     if forced is None and _measured_by_shape(m, k, n):
+        if not _answerable(f"gemm {m}x{k}x{n}"):
+            return False
         route = shape_route(m, k, n)
         if route is not None:
             return route
@@ -445,20 +453,3 @@ def _time_product(rng, shape, kernel, repeats, budget):
 
 calibration.register("gemm", _measure, version=3)  # 2: after the blas_spin decision;
 # 3: each product followed by a BLAS one
-
-
-
-def _spin_mix_product():
-    """W2's second layer through this kernel: the runtime's 'blas_spin'
-    measurement runs it between BLAS products (runtime/jit.py), once this
-    process has run the kernel (compiling it only for that measurement would
-    cost what the 'gemm' decision waits for: DECIDE_AFTER)."""
-    if not _tiles_pair[0].kernel.dispatcher.signatures:
-        return None
-    if not _spin_operands:
-        _spin_operands.extend((np.ones((128, 512), np.float32), np.ones((512, 256), np.float32)))
-    return matmul(*_spin_operands)
-
-
-_spin_operands = []  # made at the first measurement, not at import
-add_to_spin_mix(_spin_mix_product)

@@ -228,13 +228,6 @@ def _measure_threads():
 _SPIN_TIMEOUTS = {"long": openblas.THREAD_TIMEOUT, "short": openblas.SHORT_TIMEOUT}
 _blas_spin = ["long"]  # the setting applied now (openblas.tune_openblas at import)
 _spin_measuring = []  # non-empty while 'blas_spin' is measured
-_spin_mix = []  # calls of other kernels a step's mix holds (kernels/gemm.py adds its GEMM)
-
-
-def add_to_spin_mix(call):
-    """Have the 'blas_spin' measurement run `call()` (a kernel of the caller's,
-    on all threads) between BLAS products too: the GEMM pays the spin most."""
-    _spin_mix.append(call)
 
 
 def _set_blas_spin(setting, why="measured on this machine (the 'blas_spin' decision)"):
@@ -268,10 +261,6 @@ def _measure_blas_spin(rounds=12, budget=0.1):
         a @ b
         _run_on(_DEFAULT_THREADS, kernel, (x, out))
         _run_on(_DEFAULT_THREADS, kernel, (x, out))
-        for call in _spin_mix:
-            a @ b
-            call()
-            call()
 
     timings = {setting: [] for setting in _SPIN_TIMEOUTS}
     started = time.perf_counter()
@@ -373,4 +362,5 @@ _probe_pair = serial_and_parallel(_probe, "float32[::1](float32[::1], float32[::
                                   fastmath=FASTMATH)
 calibration.register("threads", _measure_threads, version=2)  # 2: the probe sizes of 77329f4
 calibration.register("blas_spin", _measure_blas_spin, version=3)  # 2: "short" the default;
-# 3: the GEMM in the mix only once it ran (kernels/gemm.py DECIDE_AFTER)
+# 3: without tapeflow's GEMM in the mix: it is decided at the first parallel kernel, before
+# the GEMM's own decision (kernels/gemm.py DECIDE_AFTER), which compiling it would pre-empt

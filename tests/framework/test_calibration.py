@@ -229,16 +229,18 @@ def _fake_timings(tapeflow_faster):
 
 @pytest.fixture
 def due(monkeypatch):
-    """The 'gemm' decision due (DECIDE_AFTER's wait over), whatever ran before."""
-    monkeypatch.setattr(gemm, "_due", [True])
+    """DECIDE_AFTER's wait over, whatever ran before: decisions are measured."""
+    monkeypatch.setattr(gemm, "_measuring", [True])
 
 
 @pytest.fixture
 def waiting(cache, monkeypatch):
     """A process that has run no product yet and has no 'gemm' decision cached."""
-    monkeypatch.setattr(gemm, "_due", [])
-    monkeypatch.setattr(gemm, "_looked", [])
+    monkeypatch.setattr(gemm, "_measuring", [])
+    monkeypatch.setattr(gemm, "_cached_here", {})
     monkeypatch.setattr(gemm, "_waited", [0.0])
+    monkeypatch.setattr(gemm, "_shapes", set())  # (MAX_SHAPES may be reached by the tests before)
+    monkeypatch.setattr(gemm, "_failed", {})
     monkeypatch.setattr(gemm, "SHAPE_MEASURED", (0, 0))  # every product by its class
 
     def no_measuring(*args, **kwargs):
@@ -268,22 +270,26 @@ def test_products_wait_on_blas_until_deciding_can_pay(waiting, monkeypatch):
     monkeypatch.setattr(gemm, "_measure", lambda: ({c: "tapeflow" for c in gemm.SHAPE_CLASSES},
                                                    {}))
     monkeypatch.setattr(gemm, "DECIDE_AFTER", waited)
-    assert gemm.decision_due() and gemm.wins(128, 784, 512, np.float32)
+    assert gemm.may_measure() and gemm.wins(128, 784, 512, np.float32)
     assert calibration.choices()["decisions"]["gemm"]["short-large"] == "tapeflow"
 
 
-def test_a_cached_or_forced_gemm_decision_is_due_at_once(waiting, monkeypatch):
+def test_a_cached_or_forced_route_is_taken_while_waiting(waiting, monkeypatch):
     with calibration.forced(gemm="tapeflow"):
         assert gemm.wins(128, 784, 512, np.float32)
-    monkeypatch.setattr(gemm, "_due", [])  # as a new process
-    monkeypatch.setattr(gemm, "_looked", [])
-    calibration.force("gemm", None)
-    entries = {calibration._key(calibration.identity()): {
-        "gemm": [{c: "blas" for c in gemm.SHAPE_CLASSES}, {},
-                 calibration._measurements["gemm"][1]]}}
-    calibration._write(calibration.cache_path(), entries)  # as an earlier process left it
-    assert gemm.decision_due() and gemm._waited == [0.0]
-    assert not gemm.wins(7744, 288, 64, np.float32)  # read, not measured
+    assert not gemm.wins(128, 784, 512, np.float32)  # the force lifted: waiting again
+    monkeypatch.setattr(gemm, "_cached_here", {})  # as a new process
+    version = calibration._measurements["gemm"][1]
+    entries = {calibration._key(calibration.identity()): {  # as an earlier process left it
+        "gemm": [{c: "tapeflow" if c == "tall-medium" else "blas" for c in gemm.SHAPE_CLASSES},
+                 {}, version],
+        "gemm 7744x288x64": ["tapeflow", {}, 1]}}
+    calibration._write(calibration.cache_path(), entries)
+    monkeypatch.setattr(gemm, "SHAPE_MEASURED", (1 << 25, 1 << 29))  # shapes by their own
+    assert gemm.wins(1024, 128, 64, np.float32)  # tall-medium's cached route
+    assert gemm.wins(7744, 288, 64, np.float32)  # its own shape's cached route
+    assert not gemm.wins(7744, 64, 288, np.float32)  # its shape not cached: BLAS, waiting
+    assert not gemm.may_measure() and gemm._waited == [0.0]
 
 
 def test_op_determinism_makes_the_gemm_decision_at_the_first_product(waiting, monkeypatch):
@@ -296,14 +302,6 @@ def test_op_determinism_makes_the_gemm_decision_at_the_first_product(waiting, mo
     finally:
         _disable_op_determinism()
     assert gemm._waited == [0.0] and "gemm" in calibration.choices()["decisions"]
-
-
-def test_the_spin_measurement_leaves_out_a_gemm_not_run_yet(monkeypatch):
-    class NotCompiled:
-        signatures = []
-    kernel = type("Kernel", (), {"dispatcher": NotCompiled})
-    monkeypatch.setattr(gemm, "_tiles_pair", (type("One", (), {"kernel": kernel}), None))
-    assert gemm._spin_mix_product() is None
 
 
 @pytest.mark.parametrize("tapeflow_faster", [set(), {"tall-large", "short-large"},
