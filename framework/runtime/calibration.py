@@ -49,6 +49,9 @@ __all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_generation", "cpu_m
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
 _KEPT = 8  # machine keys kept in the file (e.g. with and without torch imported first)
+# Decisions for one product's shape ('gemm MxKxN': named with a space) kept per key, the
+# newest: every model's shapes added up (a file of ~200 had grown over a few days' tests).
+_KEPT_SHAPES = 256
 
 SPREAD = 2.0  # a candidate's upper quartile over its lower one beyond which timings are noise
 _measurements = {}  # decision name -> measure(): (choice, details)
@@ -277,7 +280,7 @@ def _read(path):
 
 def _write(path, entries):
     kept = dict(list(entries.items())[-_KEPT:])
-    text = json.dumps({"format": _FORMAT, "entries": kept}, indent=1, sort_keys=True)
+    text = json.dumps({"format": _FORMAT, "entries": kept}, indent=1)  # (in their order)
     try:
         atomic_write(path, lambda f: f.write(text.encode()))
     except OSError:
@@ -334,7 +337,10 @@ def _decide(name):
     decided = (choice_made, details)
     entries = _read(path)  # another process may have written meanwhile
     entry = entries.pop(key, {})
-    entry[name] = [*decided, version]
+    entry.pop(name, None)
+    entry[name] = [*decided, version]  # last: the file keeps the order decisions were made in
+    for old in [n for n in entry if " " in n][:-_KEPT_SHAPES]:
+        del entry[old]
     entries[key] = entry
     _write(path, entries)
     return tuple(decided)
