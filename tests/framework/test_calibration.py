@@ -624,3 +624,22 @@ def test_a_changed_cpu_generation_under_the_same_model_string_measures_anew(
     calibration.choice("probe")
     assert counted == [1, 1] and len(_entries()) == 2
     assert {json.loads(key)["cpu"] for key in _entries()} == {calibration.cpu_model()}
+
+
+def test_the_newest_shape_decisions_are_kept_and_the_machine_keys_in_their_order(
+        cache, counted, monkeypatch):
+    monkeypatch.setattr(calibration, "_KEPT_SHAPES", 3)
+    calibration.choice("probe")
+    for i in range(5):
+        calibration.register(f"gemm {i}x1x1", lambda i=i: ("blas", {"i": i}))
+        calibration.choice(f"gemm {i}x1x1")
+    [entry] = _entries().values()
+    assert list(entry) == ["probe", "gemm 2x1x1", "gemm 3x1x1", "gemm 4x1x1"]  # newest 3
+    # machine keys: the most recently written are the ones kept (not the last by name)
+    monkeypatch.setattr(calibration, "_KEPT", 2)
+    real = calibration.identity
+    for cores in (9, 1, 5):
+        monkeypatch.setattr(calibration, "identity", lambda c=cores: {**real(), "cores": c})
+        calibration.forget()
+        calibration.choice("probe")
+    assert [json.loads(k)["cores"] for k in _entries()] == [1, 5]
