@@ -16,8 +16,8 @@ structure and dtypes, and one cached compilation serves every process.
 import numpy as np
 
 from .graph import CALL, LOOP, OP, SlotRef
-from .lowering import (EXPRESSIONS, FLOAT_ONLY, ORDERED_SUMS, Unlowerable, effect_lowering,
-                       reduction_expression, unbroadcast_expression)
+from .lowering import (EXPRESSIONS, FLOAT_ONLY, INEXACT, ORDERED_SUMS, Unlowerable,
+                       effect_lowering, reduction_expression, unbroadcast_expression)
 
 __all__ = ["Probe", "Source", "generate"]
 
@@ -159,6 +159,15 @@ class _Emitter:
         self.constants.append((name, value))
         return name
 
+    def scalar_constant(self, name):
+        """The value of `name` when it is a 0-d constant parameter, else None (in a
+        loop's body too: a captured constant keeps its name)."""
+        for constant, value in self.constants:
+            if constant == name:
+                value = np.asarray(value)
+                return value[()] if value.shape == () else None
+        return None
+
     def per_call(self, function, reads=None):
         name = f"p{len(self.per_call_functions)}"
         self.per_call_functions.append((name, function))
@@ -244,11 +253,25 @@ class _Emitter:
         dtype, shape = self.type_of(graph, out_slot)
         names = self.scopes[-1][1]
         arguments = [names[s] for s in slots]
+        scalars = [self.scalar_constant(name) for name in arguments]
+        if scalars and all(value is not None for value in scalars) and shape == ():
+            try:  # folded with the executor's own op (a gradient's exponent, 2.0 - 1)
+                value = op.forward(*[np.asarray(v) for v in scalars], **attrs)
+            except Exception:  # noqa: BLE001 -- the op's own error: generated as it is
+                value = None
+            if isinstance(value, (np.ndarray, np.generic)) and np.shape(value) == ():
+                names[out_slot] = self.constant(np.asarray(value)[()])
+                return
         kinds = [self.type_of(graph, s) for s in slots]
         template = EXPRESSIONS.get(op.name)
         if template is not None and not attrs:
             if op.name in FLOAT_ONLY and dtype.kind != "f":
                 raise Unlowerable(f"{op.name} on {dtype}")
+            if op.name in INEXACT and self.exact and dtype.kind in "fc":
+                template = EXACT_POWERS.get((op.name, _exponent(scalars, dtype)))
+                if template is None:
+                    raise Unlowerable(f"{op.name} where the code must give the executor's "
+                                      "bits (Numba's and NumPy's round differently)")
             expression = template.format(*arguments, t=self.ctor(dtype))
         elif op.name == "unbroadcast":
             expression = unbroadcast_expression(arguments[0], attrs, kinds[0][1], dtype,
@@ -302,3 +325,17 @@ class _Emitter:
         for slot, name in zip(out_slots, carried):
             names[slot] = name
         self.refresh_variables()
+
+
+# x ** e where NumPy takes a short way for e (its fast_scalar_power), whose bits
+# generated code gives too; any other exponent is lowered only under jit_compile=True.
+EXACT_POWERS = {("pow", 2.0): "{0} * {0}", ("pow", 1.0): "{0} * {t}(1)",
+                ("pow", 0.5): "np.sqrt({0})", ("pow", -1.0): "{t}(1) / {0}"}
+
+
+def _exponent(scalars, dtype):
+    """A pow's exponent when it is a 0-d constant of `dtype` (NumPy's short ways
+    are for floats of the base's dtype), else None."""
+    if len(scalars) != 2 or scalars[1] is None or np.asarray(scalars[1]).dtype != dtype:
+        return None
+    return float(scalars[1])

@@ -3,11 +3,12 @@
 without a lowering here keeps its graph on the executor's replay.
 
 What lowers: the elementwise ops (their NumPy expression, which Numba fuses
-into one loop over arrays), ReLU's gradient, sums and means (a float one over
-all axes or the last in NumPy's pairwise order, kernels/reductions.py, so a
-loss's mean gives NumPy's bits), a bias gradient's unbroadcast (under
-jit_compile=True only: the executor's runs on BLAS), casts and comparisons,
-Variable assignments, and
+into one loop over arrays; exp, log, tanh, sin, cos and powers other than
+NumPy's short ways only under jit_compile=True: INEXACT), ReLU's gradient, sums
+and means (a float one over all axes or the last in NumPy's pairwise order,
+kernels/reductions.py, so a loss's mean gives NumPy's bits), a bias gradient's
+unbroadcast (under jit_compile=True only: the executor's runs on BLAS), casts and
+comparisons, Variable assignments, and
 the updates of the SGD family and of Adam with a constant learning rate
 (on the fused kernel eager runs, kernels/optimizers.py, where eager runs it).
 Each lowering returns source lines; `Unlowerable` says why one cannot.
@@ -19,8 +20,8 @@ from ..core.tensor import Variable
 from ..math import comparisons as _comparisons
 from ..api import array_ops as _array_ops
 
-__all__ = ["EXPRESSIONS", "ORDERED_SUMS", "Unlowerable", "effect_lowering", "reduction_expression",
-           "unbroadcast_expression"]
+__all__ = ["EXPRESSIONS", "INEXACT", "ORDERED_SUMS", "Unlowerable", "effect_lowering",
+           "reduction_expression", "unbroadcast_expression"]
 
 
 class Unlowerable(Exception):
@@ -123,6 +124,12 @@ def unbroadcast_expression(argument, attrs, shape, dtype, exact=True):
 
 
 FLOAT_ONLY = frozenset({"divide", "sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil"})
+# Functions whose results Numba (libm, LLVM) and NumPy (SVML on AVX-512, its own SIMD
+# code elsewhere) round differently for some arguments: float32 exp 39% of normal
+# values, tanh 44%, log 27%, pow 19% (Zen 4, NumPy 2.4, Numba 0.68). Code that must
+# give the executor's bits cannot hold them: a check on one call's values could pass
+# and the next call's differ. pow by a constant 2 is x * x on both sides.
+INEXACT = frozenset({"exp", "log", "sin", "cos", "tanh", "pow"})
 
 _COMPARE_CODE = _comparisons.less.__code__  # every comparison is one closure of this code
 _COMPARISONS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
