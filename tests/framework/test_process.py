@@ -96,6 +96,7 @@ print(json.dumps({
     "layer": numba.threading_layer(),
     "libgomp": libgomp_settings(),
     "openblas": openblas_timeouts(blas_at_import),
+    "blas_names": [os.path.basename(p) for p in blas_at_import],  # NumPy's, for its records
     "settings": [s._asdict() for s in tf.config.experimental.get_process_settings()],
 }))
 """
