@@ -405,7 +405,7 @@ def _max_pool(x, ksize, strides, pads):
 def max_pool2d(x, ksize, strides, pads):
     """The maximum over each (kh, kw) window of x (..., N, H, W, C)."""
     out, argmax = _max_pool(x, ksize, strides, pads)
-    if _record._recording or not _record.tracing:  # (a replay's backward takes it too)
+    if backward_follows():  # as conv2d keeps its columns (not in inference, nor a trace)
         _ARGMAX.keep(out, argmax)
     return out
 

@@ -32,3 +32,24 @@ def test_backward_follows_a_tape_in_this_thread_only():
         worker.join()
         assert seen == [False]
     assert not backward_follows()
+
+
+def test_max_pool_keeps_its_argmax_only_when_a_backward_follows():
+    from tapeflow.ops import conv as conv_ops
+    x = tf.constant(np.random.default_rng(0).standard_normal((2, 6, 6, 3)).astype(np.float32))
+    before = len(conv_ops._ARGMAX)
+    inference = tf.nn.max_pool2d(x, 2, 2, "VALID")  # eager inference: nothing kept
+    assert len(conv_ops._ARGMAX) == before
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.max_pool2d(x, 2, 2, "VALID")
+        assert len(conv_ops._ARGMAX) == before + 1
+    kept = tape.gradient(y, x)
+    with tf.GradientTape() as tape:  # the argmax forgotten before the backward: recomputed
+        tape.watch(x)
+        y2 = tf.nn.max_pool2d(x, 2, 2, "VALID")
+    conv_ops._ARGMAX._values.clear()
+    recomputed = tape.gradient(y2, x)
+    np.testing.assert_array_equal(kept.numpy(), recomputed.numpy())
+    np.testing.assert_array_equal(inference.numpy(), y.numpy())
+    assert kept.numpy().sum() == y.numpy().size  # one 1 per window's maximum
