@@ -268,7 +268,8 @@ class _Emitter:
             if op.name in FLOAT_ONLY and dtype.kind != "f":
                 raise Unlowerable(f"{op.name} on {dtype}")
             if op.name in INEXACT and self.exact and dtype.kind in "fc":
-                template = EXACT_POWERS.get((op.name, _exponent(scalars, dtype)))
+                template = EXACT_POWERS.get(_exponent(scalars, dtype)) if op.name == "pow" \
+                    else None
                 if template is None:
                     raise Unlowerable(f"{op.name} where the code must give the executor's "
                                       "bits (Numba's and NumPy's round differently)")
@@ -329,8 +330,8 @@ class _Emitter:
 
 # x ** e where NumPy takes a short way for e (its fast_scalar_power), whose bits
 # generated code gives too; any other exponent is lowered only under jit_compile=True.
-EXACT_POWERS = {("pow", 2.0): "{0} * {0}", ("pow", 1.0): "{0} * {t}(1)",
-                ("pow", 0.5): "np.sqrt({0})", ("pow", -1.0): "{t}(1) / {0}"}
+EXACT_POWERS = {2.0: "{0} * {0}", 1.0: "{0} * {t}(1)", 0.5: "np.sqrt({0})",
+                -1.0: "{t}(1) / {0}"}
 
 
 def _exponent(scalars, dtype):

@@ -10,7 +10,7 @@ added after, and a longer run is cut in two halves at a multiple of 8; the
 reduction then adds that to its identity, +0.0 (so all -0.0 sum to +0.0). np.sum
 adds a C-contiguous array this way, whole or row by row along the last axis
 (checked bit for bit on NumPy 2.4 to 2**20 elements); a view it adds in another
-order, so the generated code replays calls on views (segments.c_contiguous). In
+order, so the generated code replays calls on views (segments.runs_on). In
 the array's dtype, without fastmath, which would reorder the additions.
 """
 
