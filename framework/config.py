@@ -387,12 +387,14 @@ def get_kernel_choices():
     tapeflow extension; TF has no equivalent): {'machine': the CPU model, usable
     cores and library versions the decisions were measured for, 'decisions':
     {'gemm': {shape class: 'tapeflow' or 'blas'}, 'gemm MxKxN': the same for
-    a large product measured by its own shape, 'threads': 'many' or 'one'},
+    a large product measured by its own shape, 'threads': 'many' or 'one',
+    'updates': the elements from which an optimizer update runs on all threads},
     'details': the timings behind them, 'forced': decisions set with
     tapeflow.runtime.calibration.force}. Makes every decision not made yet:
     read from the user cache directory, else measured (well under a second),
     which loads the kernels. See runtime/calibration.py."""
     from .kernels import gemm  # noqa: F401 -- registers 'gemm'; its runtime.jit 'threads'
+    from .kernels import optimizers  # noqa: F401 -- registers 'updates'
     return _calibration.decide_all()
 
 

@@ -8,19 +8,30 @@ applies Keras 3's decoupled decay `p -= p * decay` before the update.
 """
 
 
+import statistics
+
 import numpy as np
 
 # runtime.jit first: it imports numba after registering the kernels' cache locator.
 from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel  # noqa: I001
 from ..runtime.blas_pool import get_num_threads, set_num_threads  # noqa: E402
+from ..runtime import calibration  # noqa: E402
 
-__all__ = ["KERNELS", "PARALLEL_MIN_SIZE", "run"]
+__all__ = ["KERNELS", "UPDATE_SIZES", "parallel_from", "run", "threads_for"]
 
-# The parallel variant vectorises better, but entering a parallel region costs
-# a scheduler time slice (~12 ms) whenever another process holds a core: at
-# 4k elements it measured 12 ms against 14 us serial on a busy 2-core machine.
-# So only variables large enough that a 2x gain is worth that risk go parallel.
-PARALLEL_MIN_SIZE = 1 << 19
+# From which size an update runs on all the kernel threads is the 'updates'
+# decision, measured on the running machine (`_measure_updates`): the Adam kernel
+# on one thread against all, each call after a threaded BLAS product as in a step,
+# at each of UPDATE_SIZES. Variables below the smallest never ask for it (toy
+# programs measure nothing) unless it is forced (runtime.calibration.force). Entering a parallel region costs a scheduler time
+# slice (~12 ms) whenever another process holds a core (at 4k elements 12 ms
+# against 14 us serial on a busy 2-core machine), so all threads must win by
+# _UPDATE_MARGIN, a 1.25x gain, at a size and every larger one. The constant it
+# replaces (2**19, from a 2-core Zen 5) kept W2's updates on one thread; on a Zen 4
+# the decision is 2**14 or 2**16 (1.25-1.3x there), W2's Adam update of its first
+# layer runs on two threads (151 -> 89 us in cache) and its fit 1.08x faster (paired).
+UPDATE_SIZES = (1 << 14, 1 << 16, 1 << 18)
+_UPDATE_MARGIN = 0.2
 
 
 # The steps the updates share, inlined into each kernel's loop (numba's IR inlining,
@@ -213,10 +224,49 @@ for _name, (_one_thread, _) in KERNELS.items():
 del _name, _one_thread, _
 
 
+def parallel_from():
+    """The 'updates' decision: the elements from which an update runs on all the
+    kernel threads, or "one" (every update on one thread)."""
+    return calibration.choice("updates")
+
+
+def _on_all_threads(size):
+    if size < UPDATE_SIZES[0] and calibration.forced_choice("updates") is None:
+        return False
+    start = parallel_from()
+    return start != "one" and size >= start
+
+
+def _measure_updates(repeats=9, budget=0.02):
+    """(the smallest of UPDATE_SIZES from which all threads win there and at every
+    larger size, or "one"; the median seconds per size and candidate)."""
+    threads = kernel_threads()
+    if threads < 2:
+        return "one", {"threads": threads}
+    serial, parallel = KERNELS["adam"]
+    product = np.ones((96, 96), np.float32)  # 96**3 multiply-adds: OpenBLAS threads it
+    coefs = tuple(np.float32(c) for c in (1e-3, 0.1, 1e-3, 1e-7, 0.0))
+    details, start = {"threads": threads}, "one"
+    for size in reversed(UPDATE_SIZES):
+        p, g, m, v = (np.full(size, 0.5, np.float32) for _ in range(4))
+        timings = calibration.time_calls(
+            {"one": lambda: serial(p, g, m, v, *coefs),
+             "many": lambda: parallel(p, g, m, v, *coefs)},
+            repeats=repeats, before=lambda: product @ product, budget=budget)
+        details[str(size)] = {k: statistics.median(t) for k, t in timings.items()}
+        if calibration.faster(timings, default="one", margin=_UPDATE_MARGIN) != "many":
+            break
+        start = size
+    return start, details
+
+
+calibration.register("updates", _measure_updates, version=1)
+
+
 def run(name, p, g, slots, coefs):
     """Run kernel `name` on flat contiguous arrays: `p`, `g`, then `slots`, then `coefs`."""
     serial, parallel = KERNELS[name]
-    fn = parallel if p.size >= PARALLEL_MIN_SIZE else serial
+    fn = parallel if parallel is not serial and _on_all_threads(p.size) else serial
     fn(p, g, *slots, *coefs)
 
 
@@ -232,4 +282,4 @@ def set_threads(count):
 def threads_for(name, size):
     """The threads `run` gives kernel `name` on `size` elements."""
     serial, parallel = KERNELS[name]
-    return kernel_threads() if size >= PARALLEL_MIN_SIZE and parallel is not serial else 1
+    return kernel_threads() if parallel is not serial and _on_all_threads(size) else 1

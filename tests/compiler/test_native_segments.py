@@ -263,12 +263,12 @@ def test_an_update_on_the_kernel_lowers_to_that_kernel_bit_for_bit(kernel, threa
                                                                    monkeypatch):
     """Without jit_compile=True a segment must give eager's bits (native._agree): an
     update that eager runs on its fused kernel (over 16 elements) calls that kernel,
-    on the threads eager gives it (all of them from PARALLEL_MIN_SIZE elements), and
-    the small one the NumPy formulas."""
-    from tapeflow.kernels import optimizers as optimizer_kernels
+    on the threads eager gives it (all of them from the 'updates' decision's size),
+    and the small one the NumPy formulas."""
+    from tapeflow.runtime import calibration
     monkeypatch.setattr(native, "_compile_estimate", lambda: 0.0)  # compile at once
-    if threaded:
-        monkeypatch.setattr(optimizer_kernels, "PARALLEL_MIN_SIZE", 32)
+    monkeypatch.setattr(calibration, "_forced", {**calibration._forced,
+                                                 "updates": 32 if threaded else "one"})
 
     def trajectory(traced):
         w = tf.Variable(np.linspace(-1.0, 2.0, 40, dtype=np.float32).reshape(8, 5))

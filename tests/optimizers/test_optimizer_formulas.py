@@ -13,8 +13,10 @@ from tapeflow import optimizers
 LR = 0.0625  # exactly representable in float32, so the float32 lr Variable is exact
 STEPS = 4
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=3e-5, atol=3e-6)}
-# 12 elements: NumPy path; 600: serial kernel; 5000: parallel kernel.
+# 12 elements: NumPy path; 600: serial kernel; 5000: the parallel kernel, on all
+# threads from 32 elements by the forced 'updates' decision (kernels/optimizers.py).
 SHAPES = [(3, 4), (20, 30), (50, 100)]
+_PARALLEL_SHAPE = SHAPES[2]
 
 
 def _ref_sgd(cfg, p, g, s, t):
@@ -147,6 +149,12 @@ def _case_id(case):
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_steps_match_formula(case, shape, dtype):
+    from tapeflow.runtime import calibration
+    with calibration.forced(updates=32 if shape == _PARALLEL_SHAPE else "one"):
+        _steps_match_formula(case, shape, dtype)
+
+
+def _steps_match_formula(case, shape, dtype):
     name, cfg, ref = case
     rng = np.random.default_rng(4)
     init = rng.normal(size=shape).astype(dtype)
@@ -204,17 +212,75 @@ def test_the_kernels_generated_code_calls_are_runs_kernels_on_runs_threads():
     import numba
     from tapeflow.kernels import optimizers as k
     from tapeflow.runtime.jit import kernel_threads
+    from tapeflow.runtime import calibration
     for name, (one_thread, all_threads) in k.KERNELS.items():
         assert getattr(k, name) is one_thread.kernel is all_threads.kernel
-    assert k.threads_for("adam", k.PARALLEL_MIN_SIZE - 1) == 1
-    assert k.threads_for("adam", k.PARALLEL_MIN_SIZE) == kernel_threads()
-    assert k.threads_for("sgd", k.PARALLEL_MIN_SIZE) == 1  # plain SGD runs serially
+    with calibration.forced(updates=1000):
+        assert k.threads_for("adam", 999) == 1
+        assert k.threads_for("adam", 1000) == kernel_threads()
+        assert k.threads_for("sgd", 1000) == 1  # plain SGD runs serially
+    with calibration.forced(updates="one"):
+        assert k.threads_for("adam", 1 << 30) == 1
     before = numba.get_num_threads()
     try:
         assert k.set_threads(1) == before and numba.get_num_threads() == 1
         assert k.set_threads(before) == 1 and numba.get_num_threads() == before
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("ratios, start", [
+    ({1 << 14: 1.1, 1 << 16: 1.5, 1 << 18: 1.8}, 1 << 16),
+    ({1 << 14: 1.3, 1 << 16: 1.5, 1 << 18: 1.8}, 1 << 14),
+    ({1 << 14: 1.3, 1 << 16: 1.1, 1 << 18: 1.8}, 1 << 18),  # a gap: from the larger
+    ({1 << 14: 1.3, 1 << 16: 1.5, 1 << 18: 1.2}, "one"),  # not won at the largest
+    ({1 << 14: 0.5, 1 << 16: 0.5, 1 << 18: 0.5}, "one"),
+], ids=["from-2**16", "from-2**14", "from-2**18", "not-at-the-largest", "never"])
+def test_the_updates_decision_is_the_size_from_which_all_threads_win(ratios, start,
+                                                                     monkeypatch):
+    """All threads must win by 1.25x at a size and at every larger one; measured on
+    the Adam kernel, largest size first, each size's arrays that size."""
+    from tapeflow.kernels import optimizers as k
+    from tapeflow.runtime import calibration
+    monkeypatch.setattr(k, "kernel_threads", lambda: 4)
+    sizes = []  # the size of the arrays each candidate is called with
+    monkeypatch.setattr(k, "KERNELS", {"adam": (lambda p, *a: sizes.append(p.size),
+                                                lambda p, *a: sizes.append(p.size))})
+    measured = []
+
+    def time_calls(candidates, repeats, before=None, budget=None):
+        candidates["one"](), candidates["many"]()
+        assert sizes[-1] == sizes[-2]
+        measured.append(sizes[-1])
+        return {"one": [ratios[sizes[-1]]] * 5, "many": [1.0] * 5}
+
+    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    decided, details = k._measure_updates()
+    assert decided == start
+    assert measured == sorted(measured, reverse=True) and measured[0] == 1 << 18
+    assert details["threads"] == 4
+
+
+def test_the_updates_decision_is_one_thread_on_one_core(monkeypatch):
+    from tapeflow.kernels import optimizers as k
+    monkeypatch.setattr(k, "kernel_threads", lambda: 1)
+    assert k._measure_updates() == ("one", {"threads": 1})
+
+
+def test_small_updates_never_ask_for_the_updates_decision(monkeypatch):
+    """A variable below UPDATE_SIZES[0] runs on one thread without measuring (toy
+    programs time nothing); a forced decision counts at every size."""
+    from tapeflow.kernels import optimizers as k
+    from tapeflow.runtime import calibration
+
+    def measured(name):
+        raise AssertionError(f"{name} was asked for")
+
+    monkeypatch.setattr(calibration, "choice", measured)
+    assert k.threads_for("adam", k.UPDATE_SIZES[0] - 1) == 1
+    monkeypatch.undo()
+    with calibration.forced(updates=8):
+        assert k.threads_for("adam", 8) > 1 or k.kernel_threads() == 1
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Lion"])
