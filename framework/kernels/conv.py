@@ -157,8 +157,7 @@ def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
         acc = np.zeros((kh, kw, c_in, span), partial.dtype)
         rows, held = _row_ring(kh, dh, c_in, wd * c_out, partial.dtype)
         grow = np.empty(span, partial.dtype)
-        bias = bias_partial[t]
-        bias[:] = 0
+        bias = np.zeros(c_out, np.float64)  # local, so that the sums vectorise (conv_tiled.py)
         for n in range(t * step, min(n_batch, (t + 1) * step)):
             held[:] = -1  # the ring holds rows of the previous sample
             for oh in range(ho):
@@ -191,6 +190,7 @@ def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
                         for ow in range(wo):
                             s += acc[i, j, c, ow * c_out + co]
                         partial[t, i, j, c, co] = s
+        bias_partial[t] = bias
     return partial
 
 
@@ -201,10 +201,8 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, re
     ho, wo = g.shape[1], g.shape[2]
     step = (n_batch + chunks - 1) // chunks
     for t in prange(chunks):
-        dw_t = partial[t]
-        dw_t[:] = 0
-        bias = bias_partial[t]
-        bias[:] = 0
+        dw_t = np.zeros(partial.shape[1:], partial.dtype)  # local accumulators, as above
+        bias = np.zeros(c_out, np.float64)
         gm = np.empty(c_out, partial.dtype)
         for n in range(t * step, min(n_batch, (t + 1) * step)):
             for oh in range(ho):
@@ -227,6 +225,8 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, re
                                 xv = x[n, ih, iw, c]
                                 for co in range(c_out):
                                     dw_t[i, j, c, co] += xv * gm[co]
+        partial[t] = dw_t
+        bias_partial[t] = bias
     return partial
 
 

@@ -42,13 +42,13 @@ def _relu_bias_backward(g, y, gm, partial):
     chunks = partial.shape[0]
     per = (rows + chunks - 1) // chunks
     for t in prange(chunks):
-        acc = partial[t]
-        acc[:] = 0
-        for r in range(t * per, min(rows, (t + 1) * per)):
+        acc = np.zeros(channels, np.float64)  # local, so that the sums vectorise (see
+        for r in range(t * per, min(rows, (t + 1) * per)):  # conv_tiled's filter gradient)
             for c in range(channels):
                 v = g[r, c] if y[r, c] > 0 else 0
                 gm[r, c] = v
                 acc[c] += v
+        partial[t] = acc
     return partial
 
 
