@@ -88,6 +88,7 @@ class Trace:
         self.hidden = set()  # ids of tensors made inside an effect (not replayable alone)
         self.effects = []  # frames of effects in progress, outermost first
         self.problem = None  # why the graph cannot replay this function, once known
+        self.passing = False  # the problem passes (a profiler): trace again at the next call
         self.shape_dependent = False  # Python read an argument-dependent shape
         self.value_shaped = set()  # ids of tensors whose shape depends on values
         self.created_variables = []
@@ -405,6 +406,7 @@ class tracing:
             self.trace.problem = None
             self.trace.untraceable("a profiler (cProfile, or another sys.setprofile hook) was "
                                    "active while tracing, so effects could not be recorded")
+            self.trace.passing = True
         _local.trace = self.outer
         with _swap_lock:
             _active -= 1

@@ -437,4 +437,11 @@ def test_a_profiler_active_while_tracing_is_named_as_the_cause():
     finally:
         sys.setprofile(None)
     assert float(out) == 4.0 and float(v) == 2.0
-    assert float(step(tf.constant(1.0))) == 6.0  # eager for that signature, as warned
+    # The profiler is gone: the next call traces, and the one after replays the graph.
+    (concrete,) = step._concrete
+    assert list(concrete._graphs) == []  # nothing kept for the signature: it traces again
+    assert float(step(tf.constant(1.0))) == 6.0
+    (graph,) = concrete._graphs.values()
+    assert graph != "eager" and graph.nodes
+    assert float(step(tf.constant(1.0))) == 8.0 and float(v) == 4.0
+    assert step.experimental_get_tracing_count() == 1
