@@ -85,4 +85,10 @@ def test_keras_weights_give_keras_predictions(written_by_keras, name, file_name)
     expected = np.load(folder / "predictions.npy")
     assert np.abs(expected).max() > 1e-3  # not a degenerate all-zero output
     out = model(np.load(folder / "images.npy"), training=False).numpy()
-    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+    # float32 rounding through ~50 layers grows with the activations' scale, and
+    # which GEMM runs each product (measured on the machine) changes it: ResNet50V2's
+    # features reach 50 and differ from Keras's by up to 1e-6 of that with tapeflow's
+    # GEMM (0.7e-6 on BLAS), so a near-zero feature's error is set against the scale.
+    # A weight read into the wrong place moves features by a good part of it.
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=max(1e-5, 5e-6 * scale))
