@@ -23,13 +23,14 @@ __all__ = ["KERNELS", "UPDATE_SIZES", "parallel_from", "run", "threads_for"]
 # decision, measured on the running machine (`_measure_updates`): the Adam kernel
 # on one thread against all, each call after a threaded BLAS product as in a step,
 # at each of UPDATE_SIZES. Variables below the smallest never ask for it (toy
-# programs measure nothing) unless it is forced (runtime.calibration.force). Entering a parallel region costs a scheduler time
-# slice (~12 ms) whenever another process holds a core (at 4k elements 12 ms
-# against 14 us serial on a busy 2-core machine), so all threads must win by
-# _UPDATE_MARGIN, a 1.25x gain, at a size and every larger one. The constant it
-# replaces (2**19, from a 2-core Zen 5) kept W2's updates on one thread; on a Zen 4
-# the decision is 2**14 or 2**16 (1.25-1.3x there), W2's Adam update of its first
-# layer runs on two threads (151 -> 89 us in cache) and its fit 1.08x faster (paired).
+# programs measure nothing) unless it is forced (runtime.calibration.force).
+# Entering a parallel region costs a scheduler time slice (~12 ms) whenever another
+# process holds a core (at 4k elements 12 ms against 14 us serial on a busy 2-core
+# machine), so all threads must win by _UPDATE_MARGIN, a 1.25x gain, at a size and
+# every larger one. The constant it replaces (2**19, from a 2-core Zen 5) kept W2's
+# updates on one thread; on a Zen 4 the decision is 2**14 or 2**16 (1.25-1.3x
+# there), W2's Adam update of its first layer runs on two threads (151 -> 89 us in
+# cache) and its fit 1.08x faster (paired).
 UPDATE_SIZES = (1 << 14, 1 << 16, 1 << 18)
 _UPDATE_MARGIN = 0.2
 
