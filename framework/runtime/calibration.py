@@ -18,7 +18,8 @@ itself); a changed key measures anew, a corrupt file is ignored and
 rewritten, atomically (atomic_files.py). A measurement taken while other
 processes keep the cores busy (`machine_busy`), or whose repeats spread too
 widely to trust (`spread`: another process took the cores in the middle of
-it, before the load average shows it), is used by its process but not cached:
+it, before the load average shows it), or that its measurement calls too close
+to decide for good (`unsure`), is used by its process but not cached:
 a passing load must not decide for good. Nothing runs at `import tapeflow`:
 this module imports neither numba nor a kernel.
 
@@ -44,7 +45,7 @@ from .atomic_files import atomic_write
 __all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_generation", "cpu_model",
            "decide_all", "faster", "force", "forced", "forced_choice", "forget", "identity",
            "known", "l2_cache_bytes", "machine_busy", "numpy_blas", "register", "spread",
-           "time_calls", "usable_cpus", "user_cache_dir"]
+           "time_calls", "unsure", "usable_cpus", "user_cache_dir"]
 
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
@@ -206,6 +207,13 @@ def spread(timings, limit=SPREAD):
     if note:
         _spreads.append(note)
     return note
+
+
+def unsure(why):
+    """Note that the measurement running now came out too close to decide for
+    good (`why`): its decision is used by this process and not cached, so that
+    the next process measures again, as after a wide `spread`."""
+    _spreads.append(why)
 
 
 def register(name, measure, version=1):

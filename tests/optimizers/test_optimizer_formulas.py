@@ -261,6 +261,44 @@ def test_the_updates_decision_is_the_size_from_which_all_threads_win(ratios, sta
     assert details["threads"] == 4
 
 
+@pytest.mark.parametrize("largest, cached", [(1.1, False), (0.9, True), (1.8, True)],
+                         ids=["won-under-the-margin", "lost", "won"])
+def test_an_updates_decision_too_close_to_call_is_not_cached(largest, cached, tmp_path,
+                                                             monkeypatch):
+    """"one" from all threads winning at the largest size by less than the margin is
+    used but not cached (the next process measures again); a clear loss or win is."""
+    from tapeflow.kernels import optimizers as k
+    from tapeflow.runtime import calibration
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(calibration, "machine_busy", lambda: "")
+    # (registered at the module's import, which a test with a registry of its own
+    # may have seen: test_calibration's `cache`)
+    monkeypatch.setitem(calibration._measurements, "updates", (k._measure_updates, 1))
+    monkeypatch.setattr(k, "kernel_threads", lambda: 2)
+    sizes = []
+    monkeypatch.setattr(k, "KERNELS", {"adam": (lambda p, *a: sizes.append(p.size),
+                                                lambda p, *a: sizes.append(p.size))})
+
+    def time_calls(candidates, repeats, before=None, budget=None):
+        candidates["one"]()
+        ratio = largest if sizes[-1] == k.UPDATE_SIZES[-1] else 1.0
+        return {"one": [ratio] * 5, "many": [1.0] * 5}
+
+    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    saved = dict(calibration._decided)
+    calibration.forget()
+    try:
+        decided = calibration.choice("updates")
+        assert decided == ("one" if largest < 1.25 else k.UPDATE_SIZES[-1])
+        details = calibration.choices()["details"]["updates"]
+        assert ("not cached" not in details) == cached
+        calibration.forget()  # this process's decisions: what is left is the cache file's
+        assert calibration.known("updates") == cached
+    finally:
+        calibration.forget()
+        calibration._decided.update(saved)
+
+
 def test_the_updates_decision_is_one_thread_on_one_core(monkeypatch):
     from tapeflow.kernels import optimizers as k
     monkeypatch.setattr(k, "kernel_threads", lambda: 1)
