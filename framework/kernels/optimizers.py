@@ -231,8 +231,11 @@ def parallel_from():
     return calibration.choice("updates")
 
 
-def _on_all_threads(size):
-    if size < UPDATE_SIZES[0] and calibration.forced_choice("updates") is None:
+def _on_all_threads(name, size):
+    """Whether kernel `name` updates `size` elements on all the kernel threads."""
+    serial, parallel = KERNELS[name]
+    if parallel is serial or (size < UPDATE_SIZES[0]
+                              and calibration.forced_choice("updates") is None):
         return False
     start = parallel_from()
     return start != "one" and size >= start
@@ -274,8 +277,7 @@ calibration.register("updates", _measure_updates, version=1)
 def run(name, p, g, slots, coefs):
     """Run kernel `name` on flat contiguous arrays: `p`, `g`, then `slots`, then `coefs`."""
     serial, parallel = KERNELS[name]
-    fn = parallel if parallel is not serial and _on_all_threads(p.size) else serial
-    fn(p, g, *slots, *coefs)
+    (parallel if _on_all_threads(name, p.size) else serial)(p, g, *slots, *coefs)
 
 
 @njit(cache=True, nogil=True)
@@ -289,5 +291,4 @@ def set_threads(count):
 
 def threads_for(name, size):
     """The threads `run` gives kernel `name` on `size` elements."""
-    serial, parallel = KERNELS[name]
-    return kernel_threads() if parallel is not serial and _on_all_threads(size) else 1
+    return kernel_threads() if _on_all_threads(name, size) else 1

@@ -18,8 +18,8 @@ itself); a changed key measures anew, a corrupt file is ignored and
 rewritten, atomically (atomic_files.py). A measurement taken while other
 processes keep the cores busy (`machine_busy`), or whose repeats spread too
 widely to trust (`spread`: another process took the cores in the middle of
-it, before the load average shows it), or that its measurement calls too close
-to decide for good (`unsure`), is used by its process but not cached:
+it, before the load average shows it), or whose outcome its measurement calls
+too close to decide for good (`unsure`), is used by its process but not cached:
 a passing load must not decide for good. Nothing runs at `import tapeflow`:
 this module imports neither numba nor a kernel.
 
@@ -56,7 +56,7 @@ _KEPT_SHAPES = 256
 
 SPREAD = 2.0  # a candidate's upper quartile over its lower one beyond which timings are noise
 _measurements = {}  # decision name -> measure(): (choice, details)
-_spreads = []  # what spread() found too wide during the measurement running now
+_spreads = []  # why the measurement running now is not to be cached (spread, unsure)
 _decided = {}  # decision name -> (choice, details), for this process's key
 _forced = {}  # decision name -> choice set by force()
 _lock = threading.RLock()

@@ -229,6 +229,28 @@ def test_the_kernels_generated_code_calls_are_runs_kernels_on_runs_threads():
         numba.set_num_threads(before)
 
 
+def _fake_adam_timings(monkeypatch, one_over_many, threads):
+    """The 'updates' measurement on `threads` kernel threads, with time_calls faked:
+    at each size, "one" takes one_over_many(size) times as long as "many". Returns
+    the sizes measured, in order (read from the arrays the candidates are given)."""
+    from tapeflow.kernels import optimizers as k
+    from tapeflow.runtime import calibration
+    monkeypatch.setattr(k, "kernel_threads", lambda: threads)
+    sizes = []
+    monkeypatch.setattr(k, "KERNELS", {"adam": (lambda p, *a: sizes.append(p.size),
+                                                lambda p, *a: sizes.append(p.size))})
+    measured = []
+
+    def time_calls(candidates, repeats, before=None, budget=None):
+        candidates["one"](), candidates["many"]()
+        assert sizes[-1] == sizes[-2]
+        measured.append(sizes[-1])
+        return {"one": [one_over_many(sizes[-1])] * 5, "many": [1.0] * 5}
+
+    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    return measured
+
+
 @pytest.mark.parametrize("ratios, start", [
     ({1 << 14: 1.1, 1 << 16: 1.5, 1 << 18: 1.8}, 1 << 16),
     ({1 << 14: 1.3, 1 << 16: 1.5, 1 << 18: 1.8}, 1 << 14),
@@ -241,20 +263,7 @@ def test_the_updates_decision_is_the_size_from_which_all_threads_win(ratios, sta
     """All threads must win by 1.25x at a size and at every larger one; measured on
     the Adam kernel, largest size first, each size's arrays that size."""
     from tapeflow.kernels import optimizers as k
-    from tapeflow.runtime import calibration
-    monkeypatch.setattr(k, "kernel_threads", lambda: 4)
-    sizes = []  # the size of the arrays each candidate is called with
-    monkeypatch.setattr(k, "KERNELS", {"adam": (lambda p, *a: sizes.append(p.size),
-                                                lambda p, *a: sizes.append(p.size))})
-    measured = []
-
-    def time_calls(candidates, repeats, before=None, budget=None):
-        candidates["one"](), candidates["many"]()
-        assert sizes[-1] == sizes[-2]
-        measured.append(sizes[-1])
-        return {"one": [ratios[sizes[-1]]] * 5, "many": [1.0] * 5}
-
-    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    measured = _fake_adam_timings(monkeypatch, ratios.__getitem__, threads=4)
     decided, details = k._measure_updates()
     assert decided == start
     assert measured == sorted(measured, reverse=True) and measured[0] == 1 << 18
@@ -271,20 +280,8 @@ def test_an_updates_decision_too_close_to_call_is_not_cached(largest, cached, tm
     from tapeflow.runtime import calibration
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(calibration, "machine_busy", lambda: "")
-    # (registered at the module's import, which a test with a registry of its own
-    # may have seen: test_calibration's `cache`)
-    monkeypatch.setitem(calibration._measurements, "updates", (k._measure_updates, 1))
-    monkeypatch.setattr(k, "kernel_threads", lambda: 2)
-    sizes = []
-    monkeypatch.setattr(k, "KERNELS", {"adam": (lambda p, *a: sizes.append(p.size),
-                                                lambda p, *a: sizes.append(p.size))})
-
-    def time_calls(candidates, repeats, before=None, budget=None):
-        candidates["one"]()
-        ratio = largest if sizes[-1] == k.UPDATE_SIZES[-1] else 1.0
-        return {"one": [ratio] * 5, "many": [1.0] * 5}
-
-    monkeypatch.setattr(calibration, "time_calls", time_calls)
+    _fake_adam_timings(monkeypatch, lambda size: largest if size == k.UPDATE_SIZES[-1] else 1.0,
+                       threads=2)
     saved = dict(calibration._decided)
     calibration.forget()
     try:
@@ -318,7 +315,8 @@ def test_small_updates_never_ask_for_the_updates_decision(monkeypatch):
     assert k.threads_for("adam", k.UPDATE_SIZES[0] - 1) == 1
     monkeypatch.undo()
     with calibration.forced(updates=8):
-        assert k.threads_for("adam", 8) > 1 or k.kernel_threads() == 1
+        assert k.threads_for("adam", 8) == k.kernel_threads()
+        assert k.threads_for("adam", 7) == 1
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Lion"])
