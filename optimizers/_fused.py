@@ -1,11 +1,13 @@
 """_fused.py: the update machinery shared by the built-in optimizers. Each one
 states its slots, its per-step scalar coefficients, a NumPy formula (the
-reference, also used for tiny variables) and the name of its fused Numba
-kernel in tapeflow.kernels.optimizers, which runs everything else."""
+reference, also used for tiny variables and until the kernels start:
+runtime/kernel_start.py) and the name of its fused Numba kernel in
+tapeflow.kernels.optimizers, which runs everything else."""
 
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..runtime import kernel_start
 
 from .optimizer import Optimizer
 
@@ -75,7 +77,7 @@ class FusedOptimizer(Optimizer):
             decay = dtype.type(self._decay_coef(variable, learning_rate))
         slot_vars = self._slots[self._index[id(variable)]]
         slots = [s._value for s in slot_vars] if slot_vars else slot_vars
-        if not self._runs_kernel(p):
+        if not self._runs_kernel(p) or not kernel_start.use_kernel(p.size):
             self._numpy_update(p, g, slots, coefs, decay)
             return
         from ..kernels import optimizers as _k
@@ -94,7 +96,9 @@ class FusedOptimizer(Optimizer):
     @staticmethod
     def _runs_kernel(p):
         """Whether an update of the array `p` runs the fused kernel (else the NumPy
-        formulas); compiler/lowering.py asks, so that generated code does as eager."""
+        formulas) once the kernels have started (runtime/kernel_start.py);
+        compiler/lowering.py asks, so that generated code, which runs only after
+        they have, does as eager."""
         return p.size > NUMPY_MAX_SIZE and p.flags.c_contiguous
 
     def _step_coefficients(self, dtype, learning_rate):

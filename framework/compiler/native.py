@@ -19,9 +19,11 @@ without such a run, or one that fails the check, stays on the executor for good.
 When: with `jit_compile=True`, from the first replay (the probe; the check
 at the next call, compiled code from the one after); with False, never; by
 default (None), when compiling is cheap (the compiled code is already in the
-disk cache) or once the time spent replaying the graph exceeds what a compile
-measured in this process (0.5 s until one has been measured): a graph called
-rarely never pays Numba's compile time, one called often is compiled early.
+disk cache, and the kernels have started: runtime/kernel_start.py, so that a
+short program never starts Numba) or once the time spent replaying the graph
+exceeds what a compile measured in this process (0.5 s until one has been
+measured): a graph called rarely never pays Numba's compile time, one called
+often is compiled early.
 """
 
 import hashlib
@@ -35,7 +37,7 @@ import warnings
 import numpy as np
 
 from ..core import record as _record
-from ..runtime import calibration
+from ..runtime import calibration, kernel_start
 from ..runtime.atomic_files import atomic_write
 from ..runtime.kernel_sources import PROCESS_TAG, kernel_sources
 from . import codegen, segments
@@ -89,7 +91,7 @@ class Tier:
                 self.state = _PROBE  # the next call: generating the source is cheap
             else:  # counted per source: new functions of the same code add up
                 spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + elapsed
-                if spent > _compile_estimate():
+                if spent > _compile_estimate() or self._loads_now():
                     self.state = _CHECK
             return values
         with _lock:
@@ -127,9 +129,14 @@ class Tier:
             self.module = _Module(self.source)
         self.cached = self.module.compiled_already()
         spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + self.spent
-        pays = self.cached or self.jit_compile or spent > _compile_estimate()
+        pays = self._loads_now() or self.jit_compile or spent > _compile_estimate()
         self.state = _CHECK if pays else _REPLAY
         return values
+
+    def _loads_now(self):
+        """Whether code in the disk cache is loaded at once: once the kernels have
+        started; before, loading it would start them (runtime/kernel_start.py)."""
+        return self.cached and kernel_start.started()
 
     def _check(self, arrays):
         if self.partial is not None:  # each segment checks itself at its first run

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import record as _record
 from ..core.tensor import Tensor, scalar
+from ..runtime import kernel_start
 from .registry import defop
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "negative", "square", "sqrt",
@@ -302,7 +303,8 @@ _KERNEL_MIN_SIZE = 4096  # below this NumPy's three passes cost less than a kern
 def relu_grad(g, y):
     """g where y > 0, else 0: ReLU's backward pass (y is the ReLU output)."""
     if g.size < _KERNEL_MIN_SIZE or g.shape != y.shape or g.dtype != y.dtype or \
-            not (g.flags.c_contiguous and y.flags.c_contiguous):
+            not (g.flags.c_contiguous and y.flags.c_contiguous) or \
+            not kernel_start.use_kernel(g.size):
         return g * (y > 0).astype(g.dtype)
     from ..kernels import elementwise as _k
     out = np.empty_like(g)
@@ -339,8 +341,9 @@ def matmul(x, y, transpose_a=False, transpose_b=False):
 
 def matmul_2d(a, b):
     """a @ b for 2-D arrays: float32 products on tapeflow's own GEMM kernel where
-    it beats the BLAS (kernels/gemm.py says when), the rest on NumPy's BLAS."""
-    if a.dtype == np.float32 and b.dtype == np.float32:
+    it beats the BLAS (kernels/gemm.py says when, once the kernels have started:
+    runtime/kernel_start.py), the rest on NumPy's BLAS."""
+    if a.dtype == np.float32 and b.dtype == np.float32 and kernel_start.use_kernel(0):
         from ..kernels import gemm
         return gemm.product(a, b)
     return np.matmul(a, b)
@@ -360,6 +363,9 @@ def matmul_bias(x, w, b):
     if b.dtype != out.dtype or out.dtype not in _KERNEL_FLOATS or b.shape != out.shape[-1:] or \
             not out.flags.c_contiguous or not out.flags.writeable:
         return out + b  # NumPy's promotion and broadcasting; float16 (no Numba type)
+    if not kernel_start.use_kernel(out.size):
+        out += b  # the kernel's bits: one add per element, in place
+        return out
     from ..kernels import elementwise
     return elementwise.bias_activation_in_place(out, b, False)
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError
 from ..core.tensor import Tensor
+from ..runtime import kernel_start
 from .math import multiply, negative, subtract
 from .reduce import reduce_sum
 from .registry import defop
@@ -72,7 +73,10 @@ def _rows(a):
 
 
 def _use_kernel(z):
-    return z.size <= _KERNEL_MAX_SIZE and z.shape[-1] > 0 and z.dtype.itemsize >= 4
+    """Whether the fused kernel runs (else NumPy's passes): small enough, and the
+    kernels started (runtime/kernel_start.py)."""
+    return z.size <= _KERNEL_MAX_SIZE and z.shape[-1] > 0 and z.dtype.itemsize >= 4 and \
+        kernel_start.use_kernel(z.size)
 
 
 def _np_log_softmax(z):

@@ -16,7 +16,7 @@ import threading
 import time
 import types
 
-from . import calibration, openblas, openmp
+from . import calibration, kernel_start, openblas, openmp
 from .kernel_sources import PROCESS_TAG as _PROCESS_TAG  # noqa: F401 -- the locator's stamps
 from .kernel_sources import kernel_sources as _kernel_sources
 from .settings import user_setting
@@ -364,3 +364,5 @@ calibration.register("threads", _measure_threads, version=2)  # 2: the probe siz
 calibration.register("blas_spin", _measure_blas_spin, version=3)  # 2: "short" the default;
 # 3: without tapeflow's GEMM in the mix: it is decided at the first parallel kernel, before
 # the GEMM's own decision (kernels/gemm.py DECIDE_AFTER), which compiling it would pre-empt
+
+kernel_start.start()  # every op with a kernel runs it from now on (kernel_start.py)

@@ -19,12 +19,8 @@ EXPECTED_X = np.float32(0.99999857)  # seed 004's x after 1000 SGD steps
 
 
 @pytest.fixture(autouse=True)
-def _own_cache(tmp_path, monkeypatch):
+def _own_cache(function_cache):
     """Each test compiles into its own cache directory and starts with no measurements."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(native, "_loaded", {})
-    monkeypatch.setattr(native, "_spent", {})
-    monkeypatch.setattr(native, "_compile_seconds", [])
 
 
 def _graphs(function):

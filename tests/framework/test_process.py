@@ -69,8 +69,11 @@ y = np.random.default_rng(1).integers(0, 4, 64)
 model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3, activation="relu"),
                              tf.keras.layers.Flatten(), tf.keras.layers.Dense(4)])
 """
-# The same with Dense layers only: quicker to compile into an empty cache.
+# The same with Dense layers only: quicker to compile into an empty cache. Its kernels
+# are started first: a fit this short runs NumPy's formulas (runtime/kernel_start.py).
 _DENSE_FIT = """
+from tapeflow.runtime import kernel_start
+kernel_start.start()
 x = np.random.default_rng(0).random((64, 5), dtype=np.float32)
 y = np.random.default_rng(1).integers(0, 4, 64)
 model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu"), tf.keras.layers.Dense(4)])
