@@ -364,7 +364,8 @@ def enable_op_determinism():
     depend on the thread count either. Scatter-adds (embedding gradients) run
     serially. OpenBLAS splits a product among its threads the same way for a
     given thread count. tf.data pipelines run in order. It also starts
-    tapeflow's kernels at the next op (runtime/kernel_start.py): before they
+    tapeflow's kernels at the next op that has a NumPy formula as well
+    (runtime/kernel_start.py): before they
     start, a few ops run NumPy formulas whose last bits may differ, and a run
     resumed in a new process would begin on them where the straight run had
     the kernels.
@@ -396,7 +397,9 @@ def get_kernel_choices():
     'details': the timings behind them, 'forced': decisions set with
     tapeflow.runtime.calibration.force}. Makes every decision not made yet:
     read from the user cache directory, else measured (well under a second),
-    which loads the kernels. See runtime/calibration.py."""
+    which loads the kernels, and so starts them: every later op that has a
+    NumPy formula runs its kernel (runtime/kernel_start.py). See
+    runtime/calibration.py."""
     from .kernels import gemm  # noqa: F401 -- registers 'gemm'; its runtime.jit 'threads'
     from .kernels import optimizers  # noqa: F401 -- registers 'updates'
     return _calibration.decide_all()

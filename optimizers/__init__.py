@@ -1,6 +1,7 @@
 """tapeflow.optimizers (also `tf.keras.optimizers`): the Keras 3 optimizers,
 their base class, learning-rate schedules and `get`/`serialize`/`deserialize`.
-Updates run in fused Numba kernels (tapeflow.kernels.optimizers)."""
+Updates run in fused Numba kernels (tapeflow.kernels.optimizers) once the kernels
+have started (tapeflow/runtime/kernel_start.py), NumPy formulas before."""
 
 from . import experimental, legacy, schedules
 from .adam import Adam, Adamax, AdamW, Nadam

@@ -13,8 +13,8 @@ from .optimizer import Optimizer
 
 __all__ = []
 
-# Variables up to this size take the NumPy formula: a scalar update then costs
-# about as much as a kernel call, and toy programs never import numba.
+# Variables up to this size take the NumPy formula even once the kernels have
+# started: a scalar update then costs about as much as a kernel call.
 NUMPY_MAX_SIZE = 16
 
 _EMPTY = {}

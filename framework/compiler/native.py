@@ -18,12 +18,12 @@ without such a run, or one that fails the check, stays on the executor for good.
 
 When: with `jit_compile=True`, from the first replay (the probe; the check
 at the next call, compiled code from the one after); with False, never; by
-default (None), when compiling is cheap (the compiled code is already in the
-disk cache, and the kernels have started: runtime/kernel_start.py, so that a
-short program never starts Numba) or once the time spent replaying the graph
-exceeds what a compile measured in this process (0.5 s until one has been
-measured): a graph called rarely never pays Numba's compile time, one called
-often is compiled early.
+default (None), once the kernels have started (runtime/kernel_start.py, which
+the replays count toward), when compiling is cheap (the compiled code is
+already in the disk cache) or once the time spent replaying the graph exceeds
+what a compile measured in this process (0.5 s until one has been measured): a
+graph called rarely never pays Numba's compile time, one called often is
+compiled early.
 """
 
 import hashlib
@@ -86,12 +86,14 @@ class Tier:
             start = time.perf_counter()
             values = run_arrays(self.graph, arrays)
             elapsed = time.perf_counter() - start
+            if not kernel_start.started():
+                kernel_start.replayed(len(self.graph.nodes))
             if self.module is None:
                 self.spent += elapsed
                 self.state = _PROBE  # the next call: generating the source is cheap
             else:  # counted per source: new functions of the same code add up
                 spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + elapsed
-                if spent > _compile_estimate() or self._loads_now():
+                if self._pays(spent):
                     self.state = _CHECK
             return values
         with _lock:
@@ -129,14 +131,16 @@ class Tier:
             self.module = _Module(self.source)
         self.cached = self.module.compiled_already()
         spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + self.spent
-        pays = self._loads_now() or self.jit_compile or spent > _compile_estimate()
-        self.state = _CHECK if pays else _REPLAY
+        self.state = _CHECK if self.jit_compile or self._pays(spent) else _REPLAY
         return values
 
-    def _loads_now(self):
-        """Whether code in the disk cache is loaded at once: once the kernels have
-        started; before, loading it would start them (runtime/kernel_start.py)."""
-        return self.cached and kernel_start.started()
+    def _pays(self, spent):
+        """Whether compiling the graph, or loading it from the disk cache, pays now
+        that replaying it has cost `spent` seconds; never before the kernels have
+        started (runtime/kernel_start.py). Loading the code starts them, and a start
+        set by the clock would change the other ops' bits at a different step in
+        each run; until then each replay counts toward the start (`replayed`)."""
+        return kernel_start.started() and (self.cached or spent > _compile_estimate())
 
     def _check(self, arrays):
         if self.partial is not None:  # each segment checks itself at its first run

@@ -7,6 +7,7 @@ leading batch-of-cotangent axes in place. Argument checks live in api/array_ops.
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
+from ..runtime import kernel_start
 from .registry import defop
 
 __all__ = ["reshape", "transpose", "broadcast_to", "unbroadcast", "getitem", "scatter_into",
@@ -225,11 +226,12 @@ def scatter_add(g, indices, axis, size):
     rows = np.ascontiguousarray(rows.reshape(n, -1))
     result = np.zeros((size, rows.shape[1]), dtype=g.dtype)
     ids = np.ascontiguousarray(indices.reshape(-1), dtype=np.int64)
-    if result.dtype.kind in "fiu" and result.dtype.itemsize >= 4:
+    if result.dtype.kind in "fiu" and result.dtype.itemsize >= 4 and \
+            kernel_start.use_kernel(rows.size):
         from ..kernels import gather as _k
         _k.embedding_scatter_add(result, ids, rows)
-    else:
-        keep = ids >= 0
+    else:  # the kernel's sums: each row added in order, ids out of range dropped
+        keep = (ids >= 0) & (ids < size)
         np.add.at(result, ids[keep], rows[keep])
     result = result.reshape((size,) + pre + post)
     return np.moveaxis(result, 0, len(pre))

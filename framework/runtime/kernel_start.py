@@ -10,26 +10,29 @@ few steps (benchmarks' W5), all of whose work NumPy does in 10 ms.
 
 So an op that has a kernel and a NumPy formula for the same result (a ReLU's
 gradient mask, a bias add, the fused softmax cross-entropy, an optimizer's
-update) runs the formula until the formulas have processed START_AFTER
-elements in the process, then starts the kernels. Matrix products run on
-NumPy's BLAS until then, not counted: BLAS is their full speed. What has no
-formula starts them at once: a convolution, a recurrent layer,
-`jit_compile=True`, a compiled graph once it pays (compiler/native.py), any
-import of runtime/jit.py.
+update, an embedding's gradient) runs the formula until the formulas have
+processed START_AFTER elements in the process, then starts the kernels; a
+traced graph's replays count too (NODE_ELEMENTS an op), and its compiled code
+waits for the start (compiler/native.py). Matrix products run on NumPy's BLAS
+until then, not counted: BLAS is their full speed. What needs a kernel starts
+them at once: a convolution, a pooling, a recurrent layer, CTC,
+`jit_compile=True`, `tf.config.experimental.get_kernel_choices()`, any import
+of runtime/jit.py.
 
-The count is of work, not of seconds, so that a program runs the same ops, and
-gives the same bits, in every run. The formulas' last bits may differ from the
-kernels' (NumPy's exp and Numba's differ, an optimizer's kernel contracts its
-multiply-adds, a product may take tapeflow's GEMM), so a run resumed in a new
-process begins with other bits than the straight run had there; under
-`tf.config.experimental.enable_op_determinism()` the kernels start at the
-first op.
+The count is of work, not of seconds, so that a program that runs its ops in
+one thread runs the same ops, and gives the same bits, in every run. The
+formulas' last bits may differ from the kernels' (NumPy's exp and Numba's
+differ, an optimizer's kernel contracts its multiply-adds, a product may take
+tapeflow's GEMM), so a run resumed in a new process begins with other bits
+than the straight run had there; under
+`tf.config.experimental.enable_op_determinism()` the kernels start at the next
+op that has a formula.
 
 This module imports nothing heavy: asking it costs an op a function call."""
 
 from .settings import user_setting
 
-__all__ = ["START_AFTER", "start", "started", "use_kernel"]
+__all__ = ["NODE_ELEMENTS", "START_AFTER", "replayed", "start", "started", "use_kernel"]
 
 # Elements through the formulas after which the kernels start: about where the
 # formulas have cost a process what starting Numba does, the choice that never
@@ -43,6 +46,12 @@ __all__ = ["START_AFTER", "start", "started", "use_kernel"]
 # mostly the interpreter's and NumPy's work on one core, so on another CPU they
 # move together and the count keeps its meaning.
 START_AFTER = 200_000_000
+
+# What a traced graph's replayed op counts as: its dispatch by the executor (~1 us)
+# is what compiling the graph saves, and ~500 elements cost the formulas that much
+# more than the kernels (~2 ns each, above). A W1 step (12 ops) replayed at ~14 us
+# a call then starts the kernels after ~33,000 calls, ~0.5 s of replays.
+NODE_ELEMENTS = 500
 
 _started = False
 _elements = [0]  # through the formulas so far
@@ -64,6 +73,13 @@ def use_kernel(size):
         return False
     start()
     return True
+
+
+def replayed(nodes):
+    """Count a replay of a traced graph of `nodes` top-level ops (a loop counts
+    as one) toward the start: its compiled code waits for the kernels
+    (compiler/native.py)."""
+    use_kernel(nodes * NODE_ELEMENTS)
 
 
 def start():

@@ -7,6 +7,7 @@ The suite itself starts the kernels (tests/conftest.py); `before_start` undoes
 that for a test, in this process, and the first tests run fresh processes."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -18,8 +19,12 @@ import tapeflow as tf
 from tapeflow import config as _config
 from tapeflow.compiler import native
 from tapeflow.compiler.native import native_state
+# The kernel modules are imported here, not in the tests: importing one starts the
+# kernels, which would undo `before_start`.
+from tapeflow.kernels import elementwise, gather, gemm, optimizers, softmax
 from tapeflow.ops import math as math_ops
 from tapeflow.ops import nn as nn_ops
+from tapeflow.ops import shape as shape_ops
 from tapeflow.runtime import kernel_start
 
 _SHORT_FIT = textwrap.dedent("""
@@ -29,6 +34,8 @@ _SHORT_FIT = textwrap.dedent("""
     from tapeflow.runtime import kernel_start
     if sys.argv[1] == "determinism":
         tf.config.experimental.enable_op_determinism()
+    if sys.argv[1] == "crossing":  # the count ends after 5 of the 16 steps
+        kernel_start.START_AFTER = 5 * (784 * 512 + 512 + 512 * 10 + 32 * 512 + 2 * 32 * 10)
     rng = np.random.default_rng(0)
     x = rng.random((256, 784), dtype=np.float32)
     y = rng.integers(0, 10, 256)
@@ -47,34 +54,42 @@ _SHORT_FIT = textwrap.dedent("""
     if sys.argv[1] == "then conv":
         tf.keras.layers.Conv2D(2, 3)(tf.zeros((1, 5, 5, 1)))
         state += [kernel_start.started(), "numba" in sys.modules]
+    if sys.argv[1] == "then choices":
+        tf.config.experimental.get_kernel_choices()
+        state += [kernel_start.started(), "numba" in sys.modules]
     print(json.dumps({"losses": losses, "state": state}))
 """)
 
 
-def _short_fit(mode):
+def _short_fit(mode, cache):
     done = subprocess.run([sys.executable, "-c", _SHORT_FIT, mode], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env=dict(os.environ, XDG_CACHE_HOME=str(cache)))
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def test_a_short_fit_runs_the_formulas_without_numba_and_as_the_kernels_do():
-    formulas = _short_fit("formulas")
+def test_a_short_fit_runs_the_formulas_without_numba_and_as_the_kernels_do(tmp_path):
+    formulas = _short_fit("formulas", tmp_path)
     assert formulas["state"][:2] == [False, False]
-    # 16 steps, each: Adam's two larger variables (784 x 512, 512 x 10; biases of 512 and
-    # 10 elements too), the ReLU's gradient mask (32 x 512), the loss and its gradient
-    # (32 x 10 logits each)
+    # 16 steps, each: Adam's updates of more than 16 elements (784 x 512, 512, 512 x 10),
+    # the ReLU's gradient mask (32 x 512), the loss and its gradient (32 x 10 logits
+    # each); and the replays of the traced step, NODE_ELEMENTS an op
     per_step = 784 * 512 + 512 + 512 * 10 + 32 * 512 + 2 * 32 * 10
-    assert formulas["state"][2] == 16 * per_step
-    assert _short_fit("formulas") == formulas  # the same bits in every run
-    kernels = _short_fit("determinism")
+    replays = formulas["state"][2] - 16 * per_step
+    assert replays > 0 and replays % kernel_start.NODE_ELEMENTS == 0
+    assert _short_fit("formulas", tmp_path) == formulas  # the same bits in every run
+    kernels = _short_fit("determinism", tmp_path)
     assert kernels["state"][:2] == [True, True]
     np.testing.assert_allclose(formulas["losses"], kernels["losses"], rtol=1e-5)
+    crossing = _short_fit("crossing", tmp_path)  # formulas for 5 steps, kernels after
+    assert crossing["state"][:2] == [True, True]
+    assert 5 * per_step <= crossing["state"][2] < 6 * per_step
+    np.testing.assert_allclose(crossing["losses"], kernels["losses"], rtol=1e-5)
 
 
-@pytest.mark.parametrize("then", ["then jit_compile", "then conv"])
-def test_jit_compile_and_an_op_without_a_formula_start_the_kernels(then):
-    state = _short_fit(then)["state"]
+@pytest.mark.parametrize("then", ["then jit_compile", "then conv", "then choices"])
+def test_what_needs_a_kernel_starts_them(then, tmp_path):
+    state = _short_fit(then, tmp_path)["state"]
     assert state[:2] == [False, False]
     assert state[3:] == [True, True]
 
@@ -104,78 +119,115 @@ def test_op_determinism_starts_the_kernels_at_the_next_op(before_start):
     assert kernel_start.use_kernel(1) is True and kernel_start.started()
 
 
-def _relu_grad(g, y):
-    return math_ops.relu_grad.forward(g, y)
+def _formula_then_kernel(monkeypatch, module, name, run):
+    """(before, after): `run()`'s result before the start, with the kernel
+    `module.name` refusing, so that the formula must have run; and after it, when
+    the refusing kernel must be called (it raises) and then the real one runs."""
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"the kernel {name} ran")
+
+    with monkeypatch.context() as patched:
+        kernel = getattr(module, name)
+        patched.setattr(module, name, (refuse, refuse) if isinstance(kernel, tuple) else refuse)
+        before = run()
+        counted = kernel_start._elements[0]
+        kernel_start.start()
+        with pytest.raises(AssertionError, match=f"the kernel {name} ran"):
+            run()
+    after = run()
+    assert kernel_start._elements[0] == counted  # nothing counted once started
+    return before, after
 
 
-def test_relu_gradient_runs_its_formula_before_and_its_kernel_after(before_start):
+def test_relu_gradient_runs_its_formula_before_and_its_kernel_after(before_start, monkeypatch):
     rng = np.random.default_rng(1)
     g, y = rng.standard_normal((2, 100, 50)).astype(np.float32)
-    before = _relu_grad(g, y)
-    assert kernel_start._elements[0] == 5000
-    kernel_start.start()
-    after = _relu_grad(g, y)
+    before, after = _formula_then_kernel(monkeypatch, elementwise, "relu_backward",
+                                         lambda: math_ops.relu_grad.forward(g, y))
     assert kernel_start._elements[0] == 5000
     np.testing.assert_array_equal(before, np.where(y > 0, g, 0))
     np.testing.assert_array_equal(after, before)
 
 
-def test_a_bias_added_by_the_formula_has_the_kernels_bits(before_start):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_bias_added_by_the_formula_has_the_kernels_bits(before_start, monkeypatch, dtype):
     rng = np.random.default_rng(2)
-    x, w = rng.standard_normal((64, 30)), rng.standard_normal((30, 70))
-    b = rng.standard_normal(70)
-    before = math_ops.matmul_bias.forward(x, w, b)
+    x, w = rng.standard_normal((64, 30)).astype(dtype), rng.standard_normal((30, 70)).astype(dtype)
+    b = rng.standard_normal(70).astype(dtype)
+    before, after = _formula_then_kernel(monkeypatch, elementwise, "bias_activation_in_place",
+                                         lambda: math_ops.matmul_bias.forward(x, w, b))
     assert kernel_start._elements[0] == 64 * 70
-    kernel_start.start()
-    after = math_ops.matmul_bias.forward(x, w, b)
     np.testing.assert_array_equal(before, after)
-    np.testing.assert_array_equal(before, x @ w + b)
+    np.testing.assert_array_equal(before, np.matmul(x, w) + b)
 
 
 def test_float32_products_take_blas_until_the_kernels_start(before_start, monkeypatch):
-    from tapeflow.kernels import gemm
-
-    def refuse(a, b):
-        raise AssertionError("kernels/gemm.py asked before the kernels started")
-
-    monkeypatch.setattr(gemm, "product", refuse)
     a = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
-    np.testing.assert_array_equal(math_ops.matmul_2d(a, a), a @ a)
+    before, _ = _formula_then_kernel(monkeypatch, gemm, "product",
+                                     lambda: math_ops.matmul_2d(a, a))
+    np.testing.assert_array_equal(before, a @ a)
     assert kernel_start._elements[0] == 0  # products are not counted
-    kernel_start.start()
-    with pytest.raises(AssertionError, match="before the kernels started"):
-        math_ops.matmul_2d(a, a)
 
 
-def test_softmax_cross_entropy_runs_its_formula_before_the_start(before_start):
+def test_softmax_cross_entropy_runs_its_formula_before_the_start(before_start, monkeypatch):
     rng = np.random.default_rng(4)
     logits = rng.standard_normal((64, 10)).astype(np.float32)
     labels = rng.integers(0, 10, 64)
-    before = nn_ops.sparse_softmax_cross_entropy.forward(labels, logits)
+    before, after = _formula_then_kernel(
+        monkeypatch, softmax, "sparse_softmax_cross_entropy_forward",
+        lambda: nn_ops.sparse_softmax_cross_entropy.forward(labels, logits))
     assert kernel_start._elements[0] == 640
-    kernel_start.start()
-    after = nn_ops.sparse_softmax_cross_entropy.forward(labels, logits)
     shifted = logits - logits.max(axis=1, keepdims=True)
     formula = np.log(np.exp(shifted).sum(axis=1)) - shifted[np.arange(64), labels]
     np.testing.assert_array_equal(before, formula)
     np.testing.assert_allclose(after, before, rtol=1e-6)
 
 
-def test_an_optimizer_update_runs_its_formula_before_the_start(before_start):
+def test_an_optimizer_update_runs_its_formula_before_the_start(before_start, monkeypatch):
     rng = np.random.default_rng(5)
     start, grad = rng.standard_normal((2, 40, 25)).astype(np.float32)
-    results = []
-    for started in (False, True):
-        if started:
-            kernel_start.start()
+
+    def update():
         v = tf.Variable(start)
         tf.keras.optimizers.Adam(0.1).apply_gradients([(tf.constant(grad), v)])
-        results.append(v.numpy())
-        assert kernel_start._elements[0] == 1000
+        return v.numpy()
+
+    before, after = _formula_then_kernel(monkeypatch, optimizers, "run", update)
+    assert kernel_start._elements[0] == 1000
     m, s = 0.1 * grad, 0.001 * grad * grad  # Keras' Adam after one step
     alpha = 0.1 * np.sqrt(1 - 0.999) / (1 - 0.9)
-    np.testing.assert_allclose(results[0], start - alpha * m / (np.sqrt(s) + 1e-7), rtol=1e-5)
-    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+    np.testing.assert_allclose(before, start - alpha * m / (np.sqrt(s) + 1e-7), rtol=1e-5)
+    np.testing.assert_allclose(after, before, rtol=1e-6)
+
+
+def test_an_embeddings_gradient_adds_as_its_kernel_before_the_start(before_start, monkeypatch):
+    rng = np.random.default_rng(7)
+    ids = rng.integers(-2, 52, 3000)  # repeated, and out of range at both ends
+    rows = rng.standard_normal((3000, 16)).astype(np.float32)
+    before, after = _formula_then_kernel(
+        monkeypatch, gather, "embedding_scatter_add",
+        lambda: shape_ops.scatter_add.forward(rows, ids, axis=0, size=50))
+    assert kernel_start._elements[0] == rows.size
+    np.testing.assert_array_equal(before, after)  # the same sums, in the same order
+
+
+def test_a_graph_compiles_only_once_the_count_has_started_the_kernels(
+        before_start, function_cache, monkeypatch):
+    monkeypatch.setattr(native, "_FIRST_GUESS", 0.0)  # the clock alone would compile it now
+    monkeypatch.setattr(kernel_start, "START_AFTER", 10**12)
+    affine = tf.function(lambda a: a * 3.0 + 1.0)
+    x = tf.constant(np.arange(6, dtype=np.float32))
+    for _ in range(6):
+        affine(x)
+    (graph,) = [g for c in affine._concrete for g in c._graphs.values()]
+    assert native_state(graph)[0] == "replay" and not kernel_start.started()
+    replays = kernel_start._elements[0] // (len(graph.nodes) * kernel_start.NODE_ELEMENTS)
+    assert kernel_start._elements[0] == replays * len(graph.nodes) * kernel_start.NODE_ELEMENTS
+    assert replays == 4  # every call but the trace and the probe (codegen.Probe)
+    monkeypatch.setattr(kernel_start, "START_AFTER", kernel_start._elements[0] + 1)
+    for _ in range(3):  # the replay that ends the count, the check, native
+        affine(x)
+    assert kernel_start.started() and native_state(graph)[0] == "native"
 
 
 def test_code_in_the_disk_cache_waits_for_the_start(function_cache, monkeypatch):
