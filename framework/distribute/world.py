@@ -10,6 +10,8 @@ import sys
 import threading
 import traceback
 
+from ..runtime import kernel_start
+
 __all__ = ["World", "world", "launched_ranks"]
 
 # Set by mpiexec/srun/orterun in every rank (MPICH's Hydra, Open MPI, Slurm, PMIx).
@@ -72,6 +74,11 @@ def _make_world():
     made = World(comm)
     if made.size > 1:
         _abort_on_uncaught(made)
+        # Replicas apply the same updates with the same code: a rank whose ops count
+        # differently (an evaluation shard a batch longer) would start its kernels
+        # at another step, and its weights would part from the others' in the last
+        # bits (runtime/kernel_start.py).
+        kernel_start.start()
     return made
 
 

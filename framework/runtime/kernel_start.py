@@ -16,8 +16,9 @@ traced graph's replays count too (NODE_ELEMENTS an op), and its compiled code
 waits for the start (compiler/native.py). Matrix products run on NumPy's BLAS
 until then, not counted: BLAS is their full speed. What needs a kernel starts
 them at once: a convolution, a pooling, a recurrent layer, CTC,
-`jit_compile=True`, `tf.config.experimental.get_kernel_choices()`, any import
-of runtime/jit.py.
+`jit_compile=True`, `tf.config.experimental.get_kernel_choices()`, an MPI
+world of several ranks (whose replicas must switch at one step), any import of
+runtime/jit.py.
 
 The count is of work, not of seconds, so that a program that runs its ops in
 one thread runs the same ops, and gives the same bits, in every run. The
