@@ -365,10 +365,9 @@ def enable_op_determinism():
     serially. OpenBLAS splits a product among its threads the same way for a
     given thread count. tf.data pipelines run in order. It also starts
     tapeflow's kernels at the next op that has a NumPy formula as well
-    (runtime/kernel_start.py): before they
-    start, a few ops run NumPy formulas whose last bits may differ, and a run
-    resumed in a new process would begin on them where the straight run had
-    the kernels.
+    (runtime/kernel_start.py): before they start, a few ops run NumPy formulas
+    whose last bits may differ, and a run resumed in a new process would begin
+    on them where the straight run had the kernels.
 
     As in TF, set the seeds too (`tf.keras.utils.set_random_seed(1)` or
     `tf.random.set_seed(1)`), so that random initial weights and shuffles repeat.

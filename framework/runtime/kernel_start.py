@@ -35,23 +35,24 @@ from .settings import user_setting
 
 __all__ = ["NODE_ELEMENTS", "START_AFTER", "replayed", "start", "started", "use_kernel"]
 
-# Elements through the formulas after which the kernels start: about where the
-# formulas have cost a process what starting Numba does, the choice that never
-# costs more than twice the better one. Numba's start is ~0.75 s on a Zen 4 (its
+# Elements through the formulas after which the kernels start: a little before
+# the formulas have cost a process what starting Numba does. Numba's start is ~0.75 s on a Zen 4 (its
 # import and threads 0.2-0.4 s, its compiler context at the first kernel ~0.3 s,
 # 0.25 s at exit). W2's MLP (784-512-256-10, batch 128, Adam) puts 637,000
 # elements a step through the formulas, each step ~1.3 ms slower than on the
 # kernels (one epoch, 469 steps, in fresh processes: 3.53 s against 3.12 s with
 # the kernels from the first step, medians of 6 pairs), ~2 ns an element: the
-# break-even is ~3.5e8 elements; 2e8 is 0.4 s of formulas there. Both costs are
+# break-even is ~3.5e8 elements; 2e8 is 0.4 s of formulas there, so a program that
+# stops before it never pays the 0.75 s, and one that runs on pays the 0.4 s once.
+# Both costs are
 # mostly the interpreter's and NumPy's work on one core, so on another CPU they
 # move together and the count keeps its meaning.
 START_AFTER = 200_000_000
 
 # What a traced graph's replayed op counts as: its dispatch by the executor (~1 us)
 # is what compiling the graph saves, and ~500 elements cost the formulas that much
-# more than the kernels (~2 ns each, above). A W1 step (12 ops) replayed at ~14 us
-# a call then starts the kernels after ~33,000 calls, ~0.5 s of replays.
+# more than the kernels (~2 ns each, above). A W1 step (13 ops) replayed at ~14 us
+# a call then starts the kernels after ~31,000 calls, ~0.43 s of replays.
 NODE_ELEMENTS = 500
 
 _started = False
@@ -78,7 +79,7 @@ def use_kernel(size):
 
 def replayed(nodes):
     """Count a replay of a traced graph of `nodes` top-level ops (a loop counts
-    as one) toward the start: its compiled code waits for the kernels
+    as one) toward the start, until it: its compiled code waits for the kernels
     (compiler/native.py)."""
     use_kernel(nodes * NODE_ELEMENTS)
 

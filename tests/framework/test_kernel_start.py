@@ -1,7 +1,7 @@
 """The kernels start once they pay (runtime/kernel_start.py): a short program runs
 the ops' NumPy formulas and never imports Numba; the formulas count their
 elements, and the count's end, an op without a formula, `jit_compile=True` or
-op determinism start the kernels; compiled code in the disk cache waits for them.
+op determinism start the kernels; compiled graph code waits for them.
 
 The suite itself starts the kernels (tests/conftest.py); `before_start` undoes
 that for a test, in this process, and the first tests run fresh processes."""
@@ -27,6 +27,11 @@ from tapeflow.ops import nn as nn_ops
 from tapeflow.ops import shape as shape_ops
 from tapeflow.runtime import kernel_start
 
+# What W5's model puts through the formulas a step, batch 32: Adam's updates of more
+# than 16 elements (784 x 512, 512, 512 x 10), the ReLU's gradient mask (32 x 512), the
+# loss and its gradient (32 x 10 logits each); the traced step's replays come on top.
+_PER_STEP = 784 * 512 + 512 + 512 * 10 + 32 * 512 + 2 * 32 * 10
+
 _SHORT_FIT = textwrap.dedent("""
     import json, sys
     import numpy as np
@@ -34,8 +39,8 @@ _SHORT_FIT = textwrap.dedent("""
     from tapeflow.runtime import kernel_start
     if sys.argv[1] == "determinism":
         tf.config.experimental.enable_op_determinism()
-    if sys.argv[1] == "crossing":  # the count ends after 5 of the 16 steps
-        kernel_start.START_AFTER = 5 * (784 * 512 + 512 + 512 * 10 + 32 * 512 + 2 * 32 * 10)
+    if sys.argv[1] == "crossing":  # the count ends in the fifth of the 16 steps
+        kernel_start.START_AFTER = 5 * PER_STEP
     rng = np.random.default_rng(0)
     x = rng.random((256, 784), dtype=np.float32)
     y = rng.integers(0, 10, 256)
@@ -58,7 +63,7 @@ _SHORT_FIT = textwrap.dedent("""
         tf.config.experimental.get_kernel_choices()
         state += [kernel_start.started(), "numba" in sys.modules]
     print(json.dumps({"losses": losses, "state": state}))
-""")
+""").replace("PER_STEP", str(_PER_STEP))
 
 
 def _short_fit(mode, cache):
@@ -71,11 +76,7 @@ def _short_fit(mode, cache):
 def test_a_short_fit_runs_the_formulas_without_numba_and_as_the_kernels_do(tmp_path):
     formulas = _short_fit("formulas", tmp_path)
     assert formulas["state"][:2] == [False, False]
-    # 16 steps, each: Adam's updates of more than 16 elements (784 x 512, 512, 512 x 10),
-    # the ReLU's gradient mask (32 x 512), the loss and its gradient (32 x 10 logits
-    # each); and the replays of the traced step, NODE_ELEMENTS an op
-    per_step = 784 * 512 + 512 + 512 * 10 + 32 * 512 + 2 * 32 * 10
-    replays = formulas["state"][2] - 16 * per_step
+    replays = formulas["state"][2] - 16 * _PER_STEP  # NODE_ELEMENTS an op
     assert replays > 0 and replays % kernel_start.NODE_ELEMENTS == 0
     assert _short_fit("formulas", tmp_path) == formulas  # the same bits in every run
     kernels = _short_fit("determinism", tmp_path)
@@ -83,7 +84,7 @@ def test_a_short_fit_runs_the_formulas_without_numba_and_as_the_kernels_do(tmp_p
     np.testing.assert_allclose(formulas["losses"], kernels["losses"], rtol=1e-5)
     crossing = _short_fit("crossing", tmp_path)  # formulas for 5 steps, kernels after
     assert crossing["state"][:2] == [True, True]
-    assert 5 * per_step <= crossing["state"][2] < 6 * per_step
+    assert 5 * _PER_STEP <= crossing["state"][2] < 6 * _PER_STEP
     np.testing.assert_allclose(crossing["losses"], kernels["losses"], rtol=1e-5)
 
 
@@ -221,9 +222,8 @@ def test_a_graph_compiles_only_once_the_count_has_started_the_kernels(
         affine(x)
     (graph,) = [g for c in affine._concrete for g in c._graphs.values()]
     assert native_state(graph)[0] == "replay" and not kernel_start.started()
-    replays = kernel_start._elements[0] // (len(graph.nodes) * kernel_start.NODE_ELEMENTS)
-    assert kernel_start._elements[0] == replays * len(graph.nodes) * kernel_start.NODE_ELEMENTS
-    assert replays == 4  # every call but the trace and the probe (codegen.Probe)
+    # every call but the trace and the probe (codegen.Probe) counted
+    assert kernel_start._elements[0] == 4 * len(graph.nodes) * kernel_start.NODE_ELEMENTS
     monkeypatch.setattr(kernel_start, "START_AFTER", kernel_start._elements[0] + 1)
     for _ in range(3):  # the replay that ends the count, the check, native
         affine(x)
