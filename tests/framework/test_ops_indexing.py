@@ -24,6 +24,10 @@ GRADCHECK_CASES = [
     Case("getitem_basic", lambda x: x[1:, ::2] ** 2, _r(3, 4)),
     Case("getitem_negative_step", lambda x: x[::-2, -1:0:-1] * x[0, 0], _r(5, 4)),
     Case("getitem_ellipsis_newaxis", lambda x: x[..., None, 1] ** 2, _r(2, 3, 2)),
+    # keys that only reverse or keep whole axes: their gradient is g indexed again, a view
+    Case("getitem_reverse_axis", lambda x: x[:, ::-1] * x, _r(3, 4)),
+    Case("getitem_reverse_ellipsis", lambda x: x[::-1, ...][..., ::-1] ** 2 * x, _r(2, 3, 2)),
+    Case("getitem_reverse_empty", lambda x: x[::-1] ** 2, _r(0, 2)),
     Case("getitem_int_tensor", lambda x: x[tf.constant([0, 2, 0])] ** 2, _r(3, 2)),
     Case("getitem_separated_arrays", lambda x: x[_I([0, 2]), :, _I([1, 0])] ** 2, _r(3, 2, 2)),
     Case("getitem_int_and_array", lambda x: x[1, :, [0, 0]] ** 2, _r(2, 2, 2)),
