@@ -165,7 +165,7 @@ def _conv2d_backward_filter_rows(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu,
                     for co in range(c_out):
                         v = g[n, oh, ow, co]
                         if relu and not y[n, oh, ow, co] > 0:
-                            v = 0
+                            v = v * 0  # TF's g * 0: NaN for NaN/inf g (zeros enter sums only)
                         grow[ow * c_out + co] = v
                         bias[co] += v
                 for i in range(kh):
@@ -210,7 +210,7 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, re
                     for co in range(c_out):
                         v = g[n, oh, ow, co]
                         if relu and not y[n, oh, ow, co] > 0:
-                            v = 0
+                            v = v * 0  # TF's g * 0: NaN for NaN/inf g (zeros enter sums only)
                         gm[co] = v
                         bias[co] += v
                     for i in range(kh):
