@@ -6,10 +6,10 @@ its copies and masked store). Masks (a masked step keeps the states and
 outputs the previous output or zeros) and the recurrent dropout mask are
 arrays the op always passes (all True / all ones when absent: the same
 values). The backward kernels recompute what they need of the forward from
-their inputs and the states in the forward's out: each step's pre-activations
-(the LSTM) or gates (the GRU), with the forward's own product on the thread's
-rows unless the forward kept its products (`pre`, when a backward will
-follow); the SimpleRNN's from its new states, a vectorised NumPy pass over all
+their inputs and the states in the forward's out: each step's gates, with
+the forward's own product and activations on the thread's rows, unless the
+forward kept them (`pre`, when a backward will follow: the LSTM's gates, the
+GRU's recurrent products); the SimpleRNN's from its new states, a vectorised NumPy pass over all
 steps. The products over all steps (the SimpleRNN's h_prev @ U, every
 recurrent kernel's gradient) stay one matmul each in the op. Each kernel runs
 on one thread; recurrent_threads.py runs it on all of them, each on a slice of
@@ -26,7 +26,8 @@ into the (B, T, k) arrays after the products, and its states' gradients in a
 loop of their own (one loop writing many arrays needs more runtime alias
 checks than LLVM makes, and stays scalar). Over 200 steps, 16 rows, 64 units,
 one thread (medians, interleaved in one process on shared arrays): the LSTM
-backward 4.00 -> 3.52 ms; the GRU's 4.35 -> 3.58 with reset_after, 5.35 ->
+backward 4.00 -> 3.52 ms, and 3.45 -> 2.91 ms once its forward kept the gates,
+not the pre-activations (the forward +1%); the GRU's 4.35 -> 3.58 with reset_after, 5.35 ->
 4.36 without. The forwards and the SimpleRNN's kernels measured no faster so
 (the SimpleRNN's dx contiguous was 9-16% slower).
 """
@@ -50,51 +51,60 @@ def lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out, pre
     """Keras's LSTM (gates i, f, c, o) over all steps: xw (B, T, 4U), kernel
     (U, 4U), h0, c0, recurrent_mask (B, U), keep (B, T) booleans; writes out
     (B, T, 3U): output, h, c per step, and, unless `pre` is (B, 0, 4U), each
-    step's pre-activations into pre (B, T, 4U), which the backward then reads
-    instead of computing them again (its product, ~1/3 of its time)."""
+    step's gates (sigmoid of i, f, o, tanh of the candidate) into pre
+    (B, T, 4U), which the backward then reads instead of computing them again
+    (its product and activations, ~40% of its time)."""
     batch, steps, units = xw.shape[0], xw.shape[1], kernel.shape[0]
     h, c = h0.copy(), c0.copy()
     y = np.zeros_like(h)
     h_in, h_new, c_new = np.empty_like(h), np.empty_like(h), np.empty_like(h)
     z = np.empty((batch, 4 * units), xw.dtype)
+    gates = np.empty_like(z)
     packed = panels(kernel)
     for t in range(steps):
         masked_input(h, recurrent_mask, h_in)
         step_start(xw, t, z)
         step_product(h_in, kernel, packed, z)
+        _gate_activations(z, gates)
         if pre.shape[1]:
-            keep_step(z, t, pre)
-        for b in range(batch):  # branch-free, so that it vectorises
-            z_i, z_f, z_c, z_o = gate_blocks(z[b], units)
+            keep_step(gates, t, pre)
+        for b in range(batch):
+            i, f, g, o = gate_blocks(gates[b], units)
             c_row, c_new_row, h_new_row = c[b], c_new[b], h_new[b]
-            for j in range(units):
-                cell = _sigmoid(z_f[j]) * c_row[j] + _sigmoid(z_i[j]) * _tanh(z_c[j])
+            for j in range(units):  # branch-free, so that it vectorises
+                cell = f[j] * c_row[j] + i[j] * g[j]
                 c_new_row[j] = cell
-                h_new_row[j] = _sigmoid(z_o[j]) * _tanh(cell)
+                h_new_row[j] = o[j] * _tanh(cell)
         store_step(out, t, keep, zero_output, y, (h, c), (h_new, c_new))
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _lstm_activations(z, c_prev, gates, cand, tanh_c):
-    """A step's sigmoid of every gate (B, 4U; the c block unused), tanh of the
-    candidate and of the new c (B, U), from the pre-activations z (B, 4U).
-    One loop per array written: LLVM vectorised none of them when one loop
-    wrote all five (too many runtime alias checks), nor a loop skipping the c
-    block (3.3x slower than the sigmoids it saves)."""
+def _gate_activations(z, gates):
+    """A step's gates (B, 4U) from its pre-activations z: the sigmoid of i, f
+    and o, tanh of the candidate; one loop per block, each vectorised."""
+    units = z.shape[1] // 4
+    for b in range(z.shape[0]):
+        z_i, z_f, z_c, z_o = gate_blocks(z[b], units)
+        i, f, g, o = gate_blocks(gates[b], units)
+        for j in range(units):
+            i[j] = _sigmoid(z_i[j])
+        for j in range(units):
+            f[j] = _sigmoid(z_f[j])
+        for j in range(units):
+            g[j] = _tanh(z_c[j])
+        for j in range(units):
+            o[j] = _sigmoid(z_o[j])
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _cell_tanh(gates, c_prev, tanh_c):
+    """tanh of a step's new c, unmasked (B, U), from its gates and c_prev."""
     units = c_prev.shape[1]
-    for b in range(z.shape[0]):
-        z_row, gate_row = z[b], gates[b]
-        for j in range(4 * units):
-            gate_row[j] = _sigmoid(z_row[j])
-    for b in range(z.shape[0]):
-        z_c, cand_row = z[b, 2 * units:3 * units], cand[b]
+    for b in range(gates.shape[0]):
+        i, f, g, _ = gate_blocks(gates[b], units)
+        c_row, tanh_row = c_prev[b], tanh_c[b]
         for j in range(units):
-            cand_row[j] = _tanh(z_c[j])
-    for b in range(z.shape[0]):
-        i, f, _, _ = gate_blocks(gates[b], units)
-        c_row, cand_row, tanh_row = c_prev[b], cand[b], tanh_c[b]
-        for j in range(units):
-            tanh_row[j] = _tanh(f[j] * c_row[j] + i[j] * cand_row[j])
+            tanh_row[j] = _tanh(f[j] * c_row[j] + i[j] * g[j])
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
@@ -102,11 +112,11 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mas
                   dz, dh0, dc0):
     """The LSTM's backward through time. g (B, T, 3U): the gradient of the
     forward's out (B, T, 3U), whose states are read back; pre (B, T, 4U): the
-    pre-activations the forward kept, or (B, 0, 4U): then each step's are
-    computed again from the forward's operands xw (B, T, 4U), kernel (U, 4U),
-    h0, c0 as the forward did (the same product, the same bits); the gates
-    from them; kernel_t (4U, U) the kernel transposed. Writes dz (B, T, 4U),
-    the pre-activations' gradient, and dh0, dc0 (B, U), the initial states'."""
+    gates the forward kept, or (B, 0, 4U): then each step's are computed again
+    from the forward's operands xw (B, T, 4U), kernel (U, 4U), h0, c0 as the
+    forward did (the same product and activations, the same bits); kernel_t
+    (4U, U) the kernel transposed. Writes dz (B, T, 4U), the pre-activations'
+    gradient, and dh0, dc0 (B, U), the initial states'."""
     batch, steps, units = g.shape[0], g.shape[1], kernel.shape[0]
     dh, dc = np.zeros_like(dh0), np.zeros_like(dc0)  # gradients of the states before step t
     dy = np.zeros_like(dh0)
@@ -115,21 +125,22 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mas
     z = np.empty((batch, 4 * units), xw.dtype)
     gates = np.empty((batch, 4 * units), xw.dtype)
     h_prev, h_in, c_prev = np.empty_like(dh0), np.empty_like(dh0), np.empty_like(dh0)
-    cand, tanh_c = np.empty_like(dh0), np.empty_like(dh0)
+    tanh_c = np.empty_like(dh0)
     d_h, d_c = np.empty_like(dh0), np.empty_like(dh0)  # the step's, before the gates
     # the step's dz, contiguous: written there and copied into dz after the product
     # (W8's 200 steps, 16 rows: 4.2 -> 3.9 ms against writing into dz[:, t])
     dz_step = np.empty((batch, 4 * units), xw.dtype)
     for t in range(steps - 1, -1, -1):
         state_before(out, c0, t, 2, c_prev)
-        if pre.shape[1]:  # kept by the forward
-            step_start(pre, t, z)
+        if pre.shape[1]:
+            step_start(pre, t, gates)
         else:
             state_before(out, h0, t, 1, h_prev)
             masked_input(h_prev, recurrent_mask, h_in)
             step_start(xw, t, z)
             step_product(h_in, kernel, packed, z)
-        _lstm_activations(z, c_prev, gates, cand, tanh_c)
+            _gate_activations(z, gates)
+        _cell_tanh(gates, c_prev, tanh_c)
         for b in range(batch):  # the states' gradients: four arrays written, not five
             kept = keep[b, t]
             g_y, g_h, g_c = g[b, t, :units], g[b, t, units:2 * units], g[b, t, 2 * units:]
@@ -149,10 +160,10 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mas
                 dh_row[j] = 0.0 if kept else d_hs
                 dc_row[j] = dc_step * f[j] if kept else d_cs
         for b in range(batch):  # the pre-activations' gradients, one array written
-            i, f, _, o = gate_blocks(gates[b], units)
+            i, f, cand_row, o = gate_blocks(gates[b], units)
             dz_i, dz_f, dz_c, dz_o = gate_blocks(dz_step[b], units)
             d_h_row, d_c_row = d_h[b], d_c[b]
-            cand_row, tanh_row, c_row = cand[b], tanh_c[b], c_prev[b]
+            tanh_row, c_row = tanh_c[b], c_prev[b]
             for j in range(units):
                 dc_step, gg = d_c_row[j], cand_row[j]
                 dz_i[j] = dc_step * gg * (i[j] * (1 - i[j]))

@@ -93,7 +93,7 @@ SLICED = {
 }
 
 
-# kernel -> (the position of its kept products, that of xw): (B, 0 or T, xw's width)
+# kernel -> (the position of what its forward kept (pre), that of xw): (B, 0 or T, xw's width)
 KEPT = {_k.lstm_forward: (8, 0), _k.lstm_backward: (2, 1), _k.gru_forward: (9, 0),
         _k.gru_backward: (2, 1)}
 
@@ -114,7 +114,7 @@ def run(kernel, *args):
 
     Raises:
         ValueError: if a batch-major operand's leading size is not the batch's,
-            or kept products are neither (batch, 0, xw's width) nor xw's shape
+            or the kept step values are neither (batch, 0, xw's width) nor xw's shape
             (the kernels check no bounds: they would read past their end).
     """
     pair, batched = SLICED.get(kernel, (None, ()))
@@ -131,7 +131,7 @@ def run(kernel, *args):
         at, of = KEPT[kernel]
         kept, xw = args[at].shape, args[of].shape
         if kept[1:] not in ((0, xw[2]), xw[1:]):
-            raise ValueError(f"{kernel.__name__}: argument {at} (the kept products) has "
+            raise ValueError(f"{kernel.__name__}: argument {at} (the kept step values) has "
                              f"shape {kept}, which should be {(batch, 0, xw[2])} or {xw}")
     rows = rows_per_slice(batch, kernel_threads()) if batch > gemm.ROWS else batch
     if rows >= batch:

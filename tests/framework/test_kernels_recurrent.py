@@ -171,8 +171,9 @@ def test_backward_against_finite_differences(how, cell, zero_output):
 @pytest.mark.parametrize("how", ["contiguous", "sliced"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("zero_output", [False, True])
-def test_lstm_keeps_its_pre_activations_for_the_backward(how, dtype, zero_output):
-    """The forward writes each step's pre-activations xw[:, t] + (h * mask) @ U
+def test_lstm_keeps_its_gates_for_the_backward(how, dtype, zero_output):
+    """The forward writes each step's gates, the sigmoid of the i, f and o blocks
+    and tanh of the candidate's, of the pre-activations xw[:, t] + (h * mask) @ U
     (NumPy's from the reference states, within rounding); the backward reading
     them gives the bits it gives computing them again from the forward's out."""
     xw, kernel, bias, h0, c0, rmask = operands("lstm", dtype)
@@ -183,9 +184,11 @@ def test_lstm_keeps_its_pre_activations_for_the_backward(how, dtype, zero_output
     ref = reference("lstm", wide[0], wide[1], None, wide[2], wide[3], KEEP, wide[4],
                     zero_output)
     h_prev = np.concatenate([wide[2][:, None], ref[:, :-1, U:2 * U]], axis=1)
+    z = wide[0] + (h_prev * wide[4][:, None]) @ wide[1]
+    gates = 1 / (1 + np.exp(-z))
+    gates[..., 2 * U:3 * U] = np.tanh(z[..., 2 * U:3 * U])
     tol = 1e-12 if dtype == np.float64 else 2e-5
-    np.testing.assert_allclose(pre, wide[0] + (h_prev * wide[4][:, None]) @ wide[1],
-                               rtol=tol, atol=tol)
+    np.testing.assert_allclose(pre, gates, rtol=tol, atol=tol)
     g = RNG.standard_normal((B, T, 3 * U)).astype(dtype)
     grads = []
     for kept in (pre, np.empty((B, 0, 4 * U), dtype)):
@@ -235,8 +238,8 @@ def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_aft
 
 
 @pytest.mark.parametrize("cell", ["lstm", "gru", "gru_v1"])
-def test_the_backward_reads_each_step_of_the_kept_products(cell):
-    """A change to the kept products of step t0 changes the gradient at t0 and
+def test_the_backward_reads_each_step_of_what_the_forward_kept(cell):
+    """A change to what the forward kept of step t0 changes the gradient at t0 and
     before (the backward runs from the last step), none after it."""
     xw, kernel, bias, h0, c0, rmask = operands(cell, np.float64)
     gates = GATES[cell]

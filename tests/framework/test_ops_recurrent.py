@@ -330,7 +330,7 @@ def test_run_names_kept_products_of_another_length(steps):
     args = [xw, np.zeros((2, 8), np.float32), np.zeros((2, 2), np.float32),
             np.zeros((2, 2), np.float32), np.ones((2, 3), bool), np.ones((2, 2), np.float32),
             False, np.empty((2, 3, 6), np.float32), np.empty((2, steps, 8), np.float32)]
-    with pytest.raises(ValueError, match=r"lstm_forward: argument 8 \(the kept products\) "
+    with pytest.raises(ValueError, match=r"lstm_forward: argument 8 \(the kept step values\) "
                                          rf"has shape \(2, {steps}, 8\)"):
         recurrent_threads.run(recurrent_kernels.lstm_forward, *args)
 
