@@ -6,7 +6,7 @@ Chosen by measurement on the project's 2-core Xeon (Intel family 6 model 167,
 AVX-512, loaded by other jobs), a step of W8's LSTM (batch 32, 64 units):
 h @ U, (32, 64) @ (64, 256), on gemm.py's register-tiled tile (`add_product`,
 U packed once per sequence) ~18 us, against 70-86 us for a plain row loop
-LLVM vectorises (`add_product_rows`, kept for float64 and the tests). The
+LLVM vectorises (`add_product_rows`, kept for float64). The
 LSTM forward kernel over 50 steps: 0.9-1.2 ms with the tile, 2.2-2.4 ms with
 the row loop. On the Zen 4 (AMD family 25 model 17), batch 16 a thread, 50
 steps: a step's stores 114 us as row slices, 37 us as element loops (a row
@@ -23,7 +23,7 @@ from numba.extending import overload  # noqa: E402
 from . import gemm  # noqa: E402
 
 __all__ = ["add_product_rows", "panels", "step_product", "masked_input", "state_before",
-           "step_start", "keep_step", "store_step", "gate_blocks"]
+           "read_step", "write_step", "store_step", "gate_blocks"]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
@@ -80,17 +80,18 @@ def state_before(out, first, t, block, state):
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def step_start(xw, t, z):
-    """z = xw[:, t]: the step's input projection, the product then added."""
+def read_step(xw, t, z):
+    """z = xw[:, t]: step t of a (B, T, k) array as a contiguous (B, k) one (the
+    step's input projection, the product then added; or what the forward kept)."""
     for b in range(z.shape[0]):
         for j in range(z.shape[1]):
             z[b, j] = xw[b, t, j]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def keep_step(z, t, pre):
-    """pre[:, t] = z: a step's products (the LSTM's pre-activations, the GRU's
-    recurrent products), kept for the backward."""
+def write_step(z, t, pre):
+    """pre[:, t] = z: a contiguous (B, k) step written into step t of a (B, T, k)
+    array (what a forward keeps for its backward; a backward's dz, dx, d_inner)."""
     for b in range(z.shape[0]):
         for j in range(z.shape[1]):
             pre[b, t, j] = z[b, j]

@@ -1,6 +1,6 @@
 """beside.py: what a forward computes for its backward, kept beside its output
 array until that array dies (a weakref.finalize on it): conv2d's im2col
-columns, max_pool2d's argmax, the LSTM's and the GRU's recurrent products.
+columns, max_pool2d's argmax, the LSTM's gates and the GRU's recurrent products.
 Keyed by the output array's id, which no other live array has; each op keeps
 its own table, so that one op never reads what another kept. `backward_follows`
 says when keeping pays."""

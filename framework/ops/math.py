@@ -301,7 +301,8 @@ _KERNEL_MIN_SIZE = 4096  # below this NumPy's three passes cost less than a kern
 
 @defop
 def relu_grad(g, y):
-    """g where y > 0, else 0: ReLU's backward pass (y is the ReLU output)."""
+    """g where y > 0, else g * 0 (TF's ReluGrad: -0.0 for a negative g, NaN for a
+    NaN one): ReLU's backward pass (y is the ReLU output)."""
     if g.size < _KERNEL_MIN_SIZE or g.shape != y.shape or g.dtype != y.dtype or \
             not (g.flags.c_contiguous and y.flags.c_contiguous) or \
             not kernel_start.use_kernel(g.size):

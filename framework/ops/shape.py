@@ -137,7 +137,9 @@ def _reorders_only(key):
 @getitem.defvjp
 def getitem_vjp(g, out, x, key, batch_ndim=0):
     nb = _batch_ndim(g, out)
-    if _reorders_only(key):  # g[key], a view: no zeros to scatter into (W8: 0.47 ms a call)
+    if key and _reorders_only(key):  # g[key], a view, not zeros scattered into
+        # (W8's IMDB: two 0.47 ms ops gone; the directions' gradients' sum then reads a
+        # reversed operand, 0.7 -> 1.5 ms; x[()] keeps scatter_into's 0-d array)
         return getitem(g, key=key, batch_ndim=nb + batch_ndim)
     return scatter_into(g, key=key, shape=g._value.shape[:nb] + x._value.shape,
                         batch_ndim=nb + batch_ndim)

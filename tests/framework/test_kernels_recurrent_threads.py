@@ -24,7 +24,7 @@ def _operands(name, batch, dtype, reset_after=True):
     keep = RNG.random((batch, T)) < 0.8
     rmask = np.where(RNG.random((batch, U)) < 0.3, 0.0, 1 / 0.7).astype(dtype)
     empty = np.zeros((0, 0, 0), dtype)
-    if name == "lstm_forward":  # keeping the pre-activations (position 8)
+    if name == "lstm_forward":  # keeping the gates (position 8)
         args = [a(batch, T, 4 * U), a(U, 4 * U, scale=0.4), a(batch, U), a(batch, U), keep,
                 rmask, False, np.empty((batch, T, 3 * U), dtype),
                 np.empty((batch, T, 4 * U), dtype)]

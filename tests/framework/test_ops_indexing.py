@@ -97,6 +97,22 @@ def test_getitem_negative_stride_gradient():
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0, 3, 0, 2, 0, 1])
 
 
+def test_getitem_reversal_gradient_is_a_view_of_the_upstream_gradient():
+    """A key that only reverses or keeps whole axes has g[key] for its gradient,
+    a view of the upstream gradient, not zeros scattered into; x[()] keeps a
+    0-d array."""
+    x, g = tf.Variable(_r(3, 4)), tf.constant(_r(3, 4))
+    with tf.GradientTape() as tape:
+        y = x[::-1, ..., ::-1]
+    grad = tape.gradient(y, x, output_gradients=g)
+    np.testing.assert_array_equal(grad.numpy(), g.numpy()[::-1, ::-1])
+    assert np.shares_memory(grad._value, g._value)
+    scalar = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = scalar[()] * 3.0
+    assert type(tape.gradient(y, scalar)._value) is np.ndarray
+
+
 def test_getitem_repeated_indices_accumulate():
     x = tf.constant(np.ones((3, 2)))
     with tf.GradientTape() as tape:
