@@ -4,7 +4,8 @@ so without this, which tests ran before decided whether an op's test ran its
 kernel or its formula. tests/framework/test_kernel_start.py tests the phase
 before the start, in fresh processes and with the start undone.
 
-`function_cache` gives a test its own cache of compiled graphs."""
+`function_cache` gives a test its own cache of compiled graphs; `spy` records
+which kernel (and which of its one-thread and all-threads variants) an op ran."""
 
 import pytest
 
@@ -22,3 +23,24 @@ def function_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(native, "_loaded", {})
     monkeypatch.setattr(native, "_spent", {})
     monkeypatch.setattr(native, "_compile_seconds", [])
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """spy(module, name) -> a list that records each call of that kernel: for a
+    (one thread, all threads) pair the index of the variant called, else the
+    call's arguments."""
+    def install(module, name):
+        calls = []
+        original = getattr(module, name)
+
+        def wrap(fn, index=None):
+            def called(*args):
+                calls.append(args if index is None else index)
+                return fn(*args)
+            return called
+        patched = tuple(wrap(f, i) for i, f in enumerate(original)) \
+            if isinstance(original, tuple) else wrap(original)
+        monkeypatch.setattr(module, name, patched)
+        return calls
+    return install

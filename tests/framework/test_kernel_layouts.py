@@ -116,26 +116,6 @@ def test_layouts_are_what_they_say():
     assert not layout(a, "readonly").flags.writeable
 
 
-@pytest.fixture
-def spy(monkeypatch):
-    """spy(module, name) -> a list that records each call of that kernel: 0, or
-    for a (one thread, all threads) pair the index of the variant called."""
-    def install(module, name):
-        calls = []
-        original = getattr(module, name)
-
-        def wrap(fn, index=0):
-            def called(*args):
-                calls.append(index)
-                return fn(*args)
-            return called
-        patched = tuple(wrap(f, i) for i, f in enumerate(original)) \
-            if isinstance(original, tuple) else wrap(original)
-        monkeypatch.setattr(module, name, patched)
-        return calls
-    return install
-
-
 def values(result):
     if isinstance(result, (list, tuple)):
         return [values(r) for r in result]

@@ -40,27 +40,6 @@ SIZES = [math_ops._KERNEL_MIN_SIZE // 4, math_ops._KERNEL_MIN_SIZE + 904,
          elementwise.PARALLEL_ELEMENTS + 37, TWO_THREADS + 3]
 
 
-@pytest.fixture
-def spy(monkeypatch):
-    """spy(module, name) -> a list that records each call of that kernel: for a
-    (one thread, all threads) pair the index of the variant called, else the
-    call's arguments."""
-    def install(module, name):
-        calls = []
-        original = getattr(module, name)
-
-        def wrap(fn, index=None):
-            def called(*args):
-                calls.append(args if index is None else index)
-                return fn(*args)
-            return called
-        patched = tuple(wrap(f, i) for i, f in enumerate(original)) \
-            if isinstance(original, tuple) else wrap(original)
-        monkeypatch.setattr(module, name, patched)
-        return calls
-    return install
-
-
 def tf_relu_grad(g, y):
     """TF's ReluGrad in NumPy: g * (y > 0), NaN and the sign of zero included."""
     with np.errstate(invalid="ignore"):
