@@ -100,6 +100,8 @@ def time_once(fn):
 
 
 COOL_DOWN = 0.25  # seconds between two timed calls (see interleave)
+# A call shorter than this gets one untimed call right before each timed one (see _rounds).
+REWARM_BELOW = 0.05
 
 
 def interleave(fns, repeats, warmup=1):
@@ -123,9 +125,11 @@ def interleave(fns, repeats, warmup=1):
         callable returned its own figure).
     """
     names = list(fns)
+    short = set()
     for name in names:
         for _ in range(warmup):
-            fns[name]()
+            if time_once(fns[name]) < REWARM_BELOW:
+                short.add(name)
     samples = {name: [] for name in names}
     # Everything alive now (the peer frameworks hold ~500,000 objects) leaves the
     # collector's view while timing: otherwise each full collection walks them
@@ -134,19 +138,26 @@ def interleave(fns, repeats, warmup=1):
     gc.collect()
     gc.freeze()
     try:
-        _rounds(fns, names, repeats, samples)
+        _rounds(fns, names, repeats, samples, short)
     finally:
         gc.unfreeze()
     return samples
 
 
-def _rounds(fns, names, repeats, samples):
+def _rounds(fns, names, repeats, samples, short=()):
     for r in range(repeats):
         k = r % len(names) if names else 0
         for name in names[k:] + names[:k]:
             # PyTorch's and TF's OpenMP workers spin for a while after each call;
             # on 2 cores they would take the CPU from whatever runs next.
             time.sleep(COOL_DOWN)
+            if name in short:
+                # After the sleep, a VM's first millisecond of work can run several times
+                # slower (Intel Xeon, 2026-12-07: seed 004's NumPy loop 0.12 ms back to
+                # back, 0.44-0.62 ms right after a 0.25 s sleep; spinning on the clock
+                # first did not help, running the code did): a short call is timed
+                # right after an untimed one, as in a program's loop.
+                fns[name]()
             t0 = time.perf_counter()
             value = fns[name]()
             elapsed = time.perf_counter() - t0

@@ -180,3 +180,27 @@ def test_scaling_runs_one_w2_process_on_one_core():
         sys.path.remove(os.path.join(REPO, "benchmarks"))
     rate = scaling.run_once(sorted(os.sched_getaffinity(0))[:1], "W2")
     assert math.isfinite(rate) and rate > 0
+
+
+def test_interleave_times_a_short_call_right_after_an_untimed_one(monkeypatch):
+    """After the cool-down sleep a short call is run once untimed, then timed; a long
+    one is timed straight away (its wake-up cost is in the noise)."""
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import _harness
+    finally:
+        sys.path.remove(os.path.join(REPO, "benchmarks"))
+    monkeypatch.setattr(_harness, "COOL_DOWN", 0.0)
+    monkeypatch.setattr(_harness, "REWARM_BELOW", 0.02)
+    calls = {"short": 0, "long": 0}
+
+    def short():
+        calls["short"] += 1
+
+    def long():
+        calls["long"] += 1
+        _harness.time.sleep(0.03)
+
+    samples = _harness.interleave({"short": short, "long": long}, repeats=3, warmup=1)
+    assert calls == {"short": 1 + 2 * 3, "long": 1 + 3}
+    assert len(samples["short"]) == len(samples["long"]) == 3
