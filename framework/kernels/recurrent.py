@@ -118,6 +118,8 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mas
     (4U, U) the kernel transposed. Writes dz (B, T, 4U), the pre-activations'
     gradient, and dh0, dc0 (B, U), the initial states'."""
     batch, steps, units = g.shape[0], g.shape[1], kernel.shape[0]
+    # typed constants: a bare 0.0 or 1 would make the float32 loops below float64
+    zero, one = np.zeros(1, dh0.dtype)[0], np.ones(1, dh0.dtype)[0]
     dh, dc = np.zeros_like(dh0), np.zeros_like(dc0)  # gradients of the states before step t
     dy = np.zeros_like(dh0)
     d_prev = np.zeros_like(dh0)
@@ -151,13 +153,13 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mas
                 d_y = g_y[j] + dy_row[j]
                 d_hs = g_h[j] + dh_row[j]
                 d_cs = g_c[j] + dc_row[j]
-                dy_row[j] = 0.0 if kept or zero_output else d_y  # a masked step's output
+                dy_row[j] = zero if kept or zero_output else d_y  # a masked step's output
                 tc = tanh_row[j]
-                dh_step = d_y + d_hs if kept else 0.0
-                dc_step = (d_cs if kept else 0.0) + dh_step * o[j] * (1 - tc * tc)
+                dh_step = d_y + d_hs if kept else zero
+                dc_step = (d_cs if kept else zero) + dh_step * o[j] * (one - tc * tc)
                 d_h_row[j] = dh_step
                 d_c_row[j] = dc_step
-                dh_row[j] = 0.0 if kept else d_hs
+                dh_row[j] = zero if kept else d_hs
                 dc_row[j] = dc_step * f[j] if kept else d_cs
         for b in range(batch):  # the pre-activations' gradients, one array written
             i, f, cand_row, o = gate_blocks(gates[b], units)
@@ -166,10 +168,10 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mas
             tanh_row, c_row = tanh_c[b], c_prev[b]
             for j in range(units):
                 dc_step, gg = d_c_row[j], cand_row[j]
-                dz_i[j] = dc_step * gg * (i[j] * (1 - i[j]))
-                dz_f[j] = dc_step * c_row[j] * (f[j] * (1 - f[j]))
-                dz_c[j] = dc_step * i[j] * (1 - gg * gg)
-                dz_o[j] = d_h_row[j] * tanh_row[j] * (o[j] * (1 - o[j]))
+                dz_i[j] = dc_step * gg * (i[j] * (one - i[j]))
+                dz_f[j] = dc_step * c_row[j] * (f[j] * (one - f[j]))
+                dz_c[j] = dc_step * i[j] * (one - gg * gg)
+                dz_o[j] = d_h_row[j] * tanh_row[j] * (o[j] * (one - o[j]))
         d_prev[:] = 0.0
         step_product(dz_step, kernel_t, packed_t, d_prev)
         write_step(dz_step, t, dz)
@@ -302,6 +304,8 @@ def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_ma
     (r * h_in) @ U_h; rh_steps (B, T, U), r * h_in per step, without
     reset_after (the op's gradient of U_h; not touched with it); dh0 (B, U)."""
     batch, steps, units = g.shape[0], g.shape[1], kernel.shape[0]
+    # typed constants: a bare 0.0 or 1 would make the float32 loops below float64
+    zero, one = np.zeros(1, dh0.dtype)[0], np.ones(1, dh0.dtype)[0]
     dh = np.zeros_like(dh0)
     dy = np.zeros_like(dh0)
     d_prev = np.zeros_like(dh0)
@@ -331,22 +335,22 @@ def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_ma
             for j in range(units):
                 d_y = g[b, t, j] + dy[b, j]
                 d_hs = g[b, t, units + j] + dh[b, j]
-                dy[b, j] = 0.0 if kept or zero_output else d_y  # a masked step's output
-                d = d_y + d_hs if kept else 0.0
+                dy[b, j] = zero if kept or zero_output else d_y  # a masked step's output
+                d = d_y + d_hs if kept else zero
                 d_new[b, j] = d
                 dh[b, j] = d * zr[b, j] if kept else d_hs
         for b in range(batch):
             for j in range(units):
                 d, z, c = d_new[b, j], zr[b, j], hh[b, j]
-                dx_step[b, j] = d * (h_prev[b, j] - c) * (z * (1 - z))
-                dx_step[b, 2 * units + j] = d * (1 - z) * (1 - c * c)  # d_a
+                dx_step[b, j] = d * (h_prev[b, j] - c) * (z * (one - z))
+                dx_step[b, 2 * units + j] = d * (one - z) * (one - c * c)  # d_a
         d_prev[:] = 0.0
         if reset_after:
             for b in range(batch):  # r's gradient
                 for j in range(units):
                     r = zr[b, units + j]
                     dx_step[b, units + j] = (dx_step[b, 2 * units + j] * inner[b, 2 * units + j]
-                                             * (r * (1 - r)))
+                                             * (r * (one - r)))
             for b in range(batch):  # d_inner: dx, its h block times r
                 for j in range(2 * units):
                     di_step[b, j] = dx_step[b, j]
@@ -360,7 +364,7 @@ def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_ma
             for b in range(batch):
                 for j in range(units):
                     r = zr[b, units + j]
-                    dx_step[b, units + j] = d_rh[b, j] * h_in[b, j] * (r * (1 - r))
+                    dx_step[b, units + j] = d_rh[b, j] * h_in[b, j] * (r * (one - r))
             step_product(dx_step[:, :2 * units], kernel_zr_t, packed_zr_t, d_prev)
             for b in range(batch):
                 for j in range(units):
@@ -399,6 +403,8 @@ def simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, d
     the unmasked new h of each step; kernel_t (U, U). Writes dx (B, T, U), the
     pre-activation's gradient, and dh0 (B, U)."""
     batch, steps, units = g.shape[0], g.shape[1], kernel_t.shape[1]
+    # typed constants: a bare 0.0 or 1 would make the float32 loops below float64
+    zero, one = np.zeros(1, dh0.dtype)[0], np.ones(1, dh0.dtype)[0]
     dh = np.zeros_like(dh0)
     dy = np.zeros_like(dh0)
     d_prev = np.zeros_like(dh0)
@@ -409,10 +415,10 @@ def simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, d
             for j in range(units):
                 d_y = g[b, t, j] + dy[b, j]
                 d_hs = g[b, t, units + j] + dh[b, j]
-                dy[b, j] = 0.0 if kept or zero_output else d_y  # a masked step's output
+                dy[b, j] = zero if kept or zero_output else d_y  # a masked step's output
                 hn = h_new[b, t, j]
-                dx[b, t, j] = (d_y + d_hs) * (1 - hn * hn) if kept else 0.0
-                dh[b, j] = 0.0 if kept else d_hs
+                dx[b, t, j] = (d_y + d_hs) * (one - hn * hn) if kept else zero
+                dh[b, j] = zero if kept else d_hs
         d_prev[:] = 0.0
         step_product(dx[:, t], kernel_t, packed, d_prev)
         for b in range(batch):
