@@ -20,8 +20,13 @@ processes keep the cores busy (`machine_busy`), or whose repeats spread too
 widely to trust (`spread`: another process took the cores in the middle of
 it, before the load average shows it), or whose outcome its measurement calls
 too close to decide for good (`unsure`), is used by its process but not cached:
-a passing load must not decide for good. Nothing runs at `import tapeflow`:
-this module imports neither numba nor a kernel.
+a passing load must not decide for good. Nor does one quiet measurement: a
+decision is cached for good once two processes' measurements agree (or after
+three, the latest), and until then the next process measures again (a single
+measurement on the Intel Xeon of 2026-12-07 had cached Adam's update on one
+thread, 10% faster there; six fresh processes then measured all threads
+1.6-1.9x faster). Nothing runs at `import tapeflow`: this module imports
+neither numba nor a kernel.
 
 `choices()` returns what was decided and on which machine
 (tf.config.experimental.get_kernel_choices()); `force(name, value)` and the
@@ -54,6 +59,7 @@ _KEPT = 8  # machine keys kept in the file (e.g. with and without torch imported
 _KEPT_SHAPES = 256
 
 SPREAD = 2.0  # a candidate's upper quartile over its lower one beyond which timings are noise
+_AGREEING, _VOTES = 2, 3  # measurements that must agree for a cached decision; at most taken
 _measurements = {}  # decision name -> measure(): (choice, details)
 _spreads = []  # why the measurement running now is not to be cached (spread, unsure)
 _decided = {}  # decision name -> (choice, details), for this process's key
@@ -296,12 +302,20 @@ def _write(path, entries):
 
 
 def _cached(entry, name):
-    """The cached (choice, details) of `name` when its version is current, else None."""
+    """The cached (choice, details, votes) of `name` when its version is current,
+    else None; `votes`, the choices measured so far (an entry written before
+    votes were kept counts as one)."""
     value = entry.get(name)
     version = _measurements.get(name, (None, 1))[1]
-    if isinstance(value, list) and len(value) == 3 and value[2] == version:
-        return value[0], value[1]
+    if isinstance(value, list) and len(value) in (3, 4) and value[2] == version:
+        votes = value[3] if len(value) == 4 and isinstance(value[3], list) else [value[0]]
+        return value[0], value[1], votes
     return None
+
+
+def _settled(votes):
+    """Whether measuring again could change a decision with these votes."""
+    return len(votes) >= _VOTES or any(votes.count(v) >= _AGREEING for v in votes)
 
 
 def choice(name):
@@ -325,15 +339,16 @@ def known(name):
     machine: whether `choice(name)` can answer without measuring."""
     if name in _forced or name in _decided:
         return True
-    return _cached(_read(cache_path()).get(_key(identity()), {}), name) is not None
+    cached = _cached(_read(cache_path()).get(_key(identity()), {}), name)
+    return cached is not None and _settled(cached[2])
 
 
 def _decide(name):
     path, key = cache_path(), _key(identity())
     entries = _read(path)
     cached = _cached(entries.get(key, {}), name)
-    if cached is not None:
-        return cached
+    if cached is not None and _settled(cached[2]):
+        return cached[:2]
     if name not in _measurements:
         raise KeyError(f"no kernel decision named {name!r}; known: {sorted(_measurements)}")
     measure, version = _measurements[name]
@@ -345,8 +360,11 @@ def _decide(name):
     decided = (choice_made, details)
     entries = _read(path)  # another process may have written meanwhile
     entry = entries.pop(key, {})
+    before = _cached(entry, name)
+    votes = ([] if before is None else before[2])[-(_VOTES - 1):] + [choice_made]
     entry.pop(name, None)
-    entry[name] = [*decided, version]  # last: the file keeps the order decisions were made in
+    # last: the file keeps the order decisions were made in
+    entry[name] = [*decided, version, votes]
     for old in [n for n in entry if " " in n][:-_KEPT_SHAPES]:
         del entry[old]
     entries[key] = entry

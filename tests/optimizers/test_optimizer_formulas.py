@@ -289,6 +289,8 @@ def test_an_updates_decision_too_close_to_call_is_not_cached(largest, cached, tm
         assert decided == ("one" if largest < 1.25 else k.UPDATE_SIZES[-1])
         details = calibration.choices()["details"]["updates"]
         assert ("not cached" not in details) == cached
+        calibration.forget()  # as a new process, which measures once more
+        calibration.choice("updates")
         calibration.forget()  # this process's decisions: what is left is the cache file's
         assert calibration.known("updates") == cached
     finally:
