@@ -300,9 +300,10 @@ def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_ma
     step's gates are computed again as the forward did, from the recurrent
     products it kept in pre (B, T, 3U) unless pre is (B, 0, 3U); kernel_t (3U, U).
     Writes dx (B, T, 3U), the input projection's gradient; d_inner (B, T, 3U),
-    that of h_in @ U (+ bias) with reset_after, else of h_in @ U_zr and
-    (r * h_in) @ U_h; rh_steps (B, T, U), r * h_in per step, without
-    reset_after (the op's gradient of U_h; not touched with it); dh0 (B, U)."""
+    that of h_in @ U + bias, with reset_after (without it, the gradient of
+    h_in @ U_zr and (r * h_in) @ U_h is dx itself, and d_inner is not touched);
+    rh_steps (B, T, U), r * h_in per step, without reset_after (the op's
+    gradient of U_h; not touched with it); dh0 (B, U)."""
     batch, steps, units = g.shape[0], g.shape[1], kernel.shape[0]
     # typed constants: a bare 0.0 or 1 would make the float32 loops below float64
     zero, one = np.zeros(1, dh0.dtype)[0], np.ones(1, dh0.dtype)[0]
@@ -369,7 +370,6 @@ def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_ma
             for b in range(batch):
                 for j in range(units):
                     d_prev[b, j] += d_rh[b, j] * zr[b, units + j]
-            write_step(dx_step, t, d_inner)
         write_step(dx_step, t, dx)
         for b in range(batch):
             for j in range(units):

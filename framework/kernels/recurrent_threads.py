@@ -53,10 +53,11 @@ def _gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_m
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        # `rh_steps` is written without reset_after only; with it the op passes an empty array.
+        # `d_inner` is written with reset_after only, `rh_steps` without it; the op
+        # passes an empty array for the other.
         _k.gru_backward(g[lo:hi], xw[lo:hi], pre[lo:hi], out[lo:hi], h0[lo:hi], kernel,
                         kernel_t, bias, keep[lo:hi], recurrent_mask[lo:hi], zero_output,
-                        reset_after, dx[lo:hi], d_inner[lo:hi],
+                        reset_after, dx[lo:hi], d_inner[lo:hi] if reset_after else d_inner,
                         rh_steps if reset_after else rh_steps[lo:hi], dh0[lo:hi])
 
 
@@ -87,7 +88,7 @@ SLICED = {
     _k.lstm_forward: (_pair(_lstm_forward), (0, 2, 3, 4, 5, 7, 8)),
     _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 3, 4, 5, 8, 9, 11, 12, 13)),
     _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8, 9)),
-    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 4, 8, 9, 12, 13, 15)),
+    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 4, 8, 9, 12, 15)),
     _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 2, 3, 4, 6)),
     _k.simple_rnn_backward: (_pair(_simple_rnn_backward), (0, 1, 3, 4, 6, 7)),
 }
@@ -121,8 +122,8 @@ def run(kernel, *args):
     if pair is None:
         return kernel(*args)
     batch = args[0].shape[0]
-    if kernel is _k.gru_backward and not args[11]:
-        batched += (14,)
+    if kernel is _k.gru_backward:  # d_inner with reset_after, rh_steps without it
+        batched += (13,) if args[11] else (14,)
     for i in batched:
         if args[i].shape[0] != batch:
             raise ValueError(f"{kernel.__name__}: argument {i} has shape {args[i].shape}, "

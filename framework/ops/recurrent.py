@@ -250,7 +250,8 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     dx, d_kernel, d_bias, dh0 = into
-    d_inner = np.empty(xw.shape, dt)
+    # the gradient of the recurrent products (with reset_after; without, it is dx's)
+    d_inner = np.empty(xw.shape if reset_after else (0, 0, 0), dt)
     rh = np.empty((0, 0, 0) if reset_after else (batch, steps, u), dt)  # r * h_in per step
     operands = (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask)
     pre = _kept(out, operands, [recurrent_kernel, recurrent_bias], (batch, 0, 3 * u))

@@ -134,7 +134,8 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
         kernels.simple_rnn_backward(*args, zero_output, dx, d_h0)
         return dx, d_h0
     reset_after = cell == "gru"
-    dx, d_inner = np.empty_like(xw), np.empty_like(xw)
+    dx = np.empty_like(xw)
+    d_inner = np.empty_like(xw) if reset_after else np.empty((0, 0, 0), xw.dtype)
     rh = np.empty((0, 0, 0) if reset_after else h_in.shape, xw.dtype)
     no_pre = np.empty((B, 0, 3 * u), xw.dtype)
     args = [lay(a, how) for a in (g, xw, no_pre, out, h0, kernel, kernel_t, bias, keep, rmask)]
@@ -227,7 +228,8 @@ def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_aft
     g = RNG.standard_normal((B, T, 2 * U)).astype(dtype)
     grads = []
     for kept in (pre, np.empty((B, 0, 3 * U), dtype)):
-        written = [np.empty_like(xw), np.empty_like(xw),
+        written = [np.empty_like(xw),
+                   np.empty_like(xw) if reset_after else np.empty((0, 0, 0), dtype),
                    np.empty((0, 0, 0) if reset_after else (B, T, U), dtype), np.empty_like(h0)]
         operands_ = (g, xw, kept, out, h0, kernel, np.ascontiguousarray(kernel.T), bias, KEEP,
                      rmask)

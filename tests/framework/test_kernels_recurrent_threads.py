@@ -48,9 +48,10 @@ def _operands(name, batch, dtype, reset_after=True):
         pre = a(batch, T, 3 * U) if name.endswith("kept") else np.empty((batch, 0, 3 * U), dtype)
         args = [a(batch, T, 2 * U), a(batch, T, 3 * U), pre, a(batch, T, 2 * U), a(batch, U),
                 kernel, np.ascontiguousarray(kernel.T), a(3 * U), keep, rmask, True, reset_after,
-                np.empty((batch, T, 3 * U), dtype), np.empty((batch, T, 3 * U), dtype),
+                np.empty((batch, T, 3 * U), dtype),
+                np.empty((batch, T, 3 * U), dtype) if reset_after else empty,
                 rh_steps, np.empty((batch, U), dtype)]
-        return kernels.gru_backward, args, (12, 13, 15) if reset_after else (12, 13, 14, 15)
+        return kernels.gru_backward, args, (12, 13, 15) if reset_after else (12, 14, 15)
     if name == "simple_rnn_forward":
         args = [a(batch, T, U), a(U, U, scale=0.4), a(batch, U), keep, rmask, False,
                 np.empty((batch, T, 2 * U), dtype)]
