@@ -141,7 +141,7 @@ def test_each_fit_row_trains_its_own_framework_model():
 
     import tapeflow as tf
 
-    def keras_builder(keras):
+    def keras_builder(keras, **compile_options):
         return FakeModel("keras" if keras is FakeTF.keras else "tapeflow")
 
     x, y = np.zeros((4, 3), np.float32), np.zeros(4, np.int64)

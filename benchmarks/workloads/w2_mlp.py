@@ -27,12 +27,14 @@ TAPEFLOW_NEEDS = ("keras.Sequential", "keras.layers.Dense", "keras.optimizers.Ad
 
 # ---- model builders (also used by W7) -------------------------------------
 
-def keras_mlp(keras, sizes, learning_rate=1e-3):
-    """A compiled Keras-API Sequential MLP (tapeflow.keras or tf.keras)."""
+def keras_mlp(keras, sizes, learning_rate=1e-3, **compile_options):
+    """A compiled Keras-API Sequential MLP (tapeflow.keras or tf.keras);
+    `compile_options` (jit_compile=True) go to `model.compile`."""
     model = keras.Sequential([keras.layers.Dense(s, activation="relu") for s in sizes[1:-1]]
                              + [keras.layers.Dense(sizes[-1])])
     model.compile(optimizer=keras.optimizers.Adam(learning_rate),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  **compile_options)
     return model
 
 
@@ -239,6 +241,10 @@ def build_impls(ctx, workload, x, y, batch, steps, make_numpy, keras_builder, to
     else:
         tf.random.set_seed(0)
         add("tapeflow fit", "tapeflow", _fit_chunk(keras_builder(tf.keras), batch))
+        # the step's elementwise runs generated as Numba code at once (by default they
+        # are, once replaying them has cost what compiling them would)
+        add("tapeflow fit (jit_compile=True)", "tapeflow",
+            _fit_chunk(keras_builder(tf.keras, jit_compile=True), batch))
         add("tapeflow GradientTape loop", "tapeflow",
             _stepwise(tape_step(tf, keras_builder(tf.keras)), batch))
     add("NumPy by hand", "numpy", _stepwise(make_numpy().train_step, batch))
@@ -284,7 +290,7 @@ def run(ctx):
     impls = build_impls(
         ctx, ID, x, y, batch, steps,
         make_numpy=lambda: ref.MLP(SIZES, seed=0),
-        keras_builder=lambda keras: keras_mlp(keras, SIZES),
+        keras_builder=lambda keras, **options: keras_mlp(keras, SIZES, **options),
         torch_builder=lambda torch: torch_mlp(torch, SIZES),
         jax_builder=lambda jax, init=None: jax_mlp(jax, SIZES, init=init),
         needs=TAPEFLOW_NEEDS, floor_step=matmul_floor_step(SIZES))

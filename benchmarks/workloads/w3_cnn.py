@@ -15,15 +15,17 @@ TAPEFLOW_NEEDS = ("keras.Sequential", "keras.layers.Conv2D", "keras.layers.MaxPo
                   "keras.losses.SparseCategoricalCrossentropy")
 
 
-def keras_cnn(keras):
-    """W3's network through a Keras-style API (tapeflow.keras or tf.keras), compiled."""
+def keras_cnn(keras, **compile_options):
+    """W3's network through a Keras-style API (tapeflow.keras or tf.keras), compiled
+    (`compile_options`, jit_compile=True, go to `model.compile`)."""
     layers = keras.layers
     model = keras.Sequential([
         layers.Conv2D(32, 3, activation="relu"), layers.MaxPooling2D(2),
         layers.Conv2D(64, 3, activation="relu"), layers.MaxPooling2D(2),
         layers.Flatten(), layers.Dense(10)])
     model.compile(optimizer=keras.optimizers.SGD(0.01, momentum=0.9),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  **compile_options)
     return model
 
 
