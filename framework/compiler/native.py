@@ -20,12 +20,14 @@ When: with `jit_compile=True`, from the first replay (the probe; the check
 at the next call, compiled code from the one after); with False, never; by
 default (None), once the kernels have started (runtime/kernel_start.py, which
 the replays count toward), when compiling is cheap (the compiled code is
-already in the disk cache) or once the time spent replaying the graph exceeds
-what a compile measured in this process (0.5 s until one has been measured): a
-graph called rarely never pays Numba's compile time, one called often is
-compiled early.
+already in the disk cache) or once the time spent replaying the graph, in this
+process and this machine's earlier ones (replay_ledger.py: the compiled code
+is cached per machine), exceeds what a compile measured in this process (0.5 s
+until one has been measured): a graph called rarely never pays Numba's compile
+time, one called often is compiled early.
 """
 
+import atexit
 import hashlib
 import importlib.util
 import os
@@ -40,7 +42,7 @@ from ..core import record as _record
 from ..runtime import calibration, kernel_start
 from ..runtime.atomic_files import atomic_write
 from ..runtime.kernel_sources import PROCESS_TAG, kernel_sources
-from . import codegen, segments
+from . import codegen, replay_ledger, segments
 from .executor import run_arrays
 from .lowering import Unlowerable
 
@@ -52,7 +54,7 @@ _compile_seconds = []  # compile times measured in this process
 _FIRST_GUESS = 0.5  # seconds, until one compile has been measured
 _lock = threading.Lock()
 _loaded = {}  # module stem -> its Numba function, loaded once per process
-_spent = {}  # module stem -> seconds spent replaying graphs of that source
+_spent = {}  # module stem -> seconds spent replaying graphs of that source, this process
 _HEADER = ("import numpy as np\nfrom tapeflow.kernels import optimizers as optimizer_kernels\n"
            "from tapeflow.kernels import reductions as reduction_kernels\n"
            "from tapeflow.runtime.jit import njit\n\n\n"
@@ -91,8 +93,7 @@ class Tier:
                 self.spent += elapsed
                 self.state = _PROBE  # the next call: generating the source is cheap
             else:  # counted per source: new functions of the same code add up
-                spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + elapsed
-                if self._pays(spent):
+                if self._pays(_count(self.module.stem, elapsed)):
                     self.state = _CHECK
             return values
         with _lock:
@@ -129,7 +130,7 @@ class Tier:
         else:
             self.module = _Module(self.source)
         self.cached = self.module.compiled_already()
-        spent = _spent[self.module.stem] = _spent.get(self.module.stem, 0.0) + self.spent
+        spent = _count(self.module.stem, self.spent)
         self.state = _CHECK if self.jit_compile or self._pays(spent) else _REPLAY
         return values
 
@@ -198,8 +199,25 @@ class Tier:
 def _segment_pays(stem, elapsed):
     """Whether replaying the segments of code `stem` (in any graph) has now cost
     what compiling it is expected to (counted per source, as whole graphs are)."""
+    return _count(stem, elapsed) > _compile_estimate()
+
+
+def _count(stem, elapsed):
+    """Seconds replaying code `stem` has cost on this machine, `elapsed` now
+    added: this process's (written to the ledger at exit) and earlier ones'."""
+    with _saving_lock:  # (not _lock: _probe counts while holding it)
+        if not _saving:
+            _saving.append(atexit.register(_save_spent))
     spent = _spent[stem] = _spent.get(stem, 0.0) + elapsed
-    return spent > _compile_estimate()
+    return spent + replay_ledger.earlier(stem)
+
+
+_saving = []  # the exit handler, once registered
+_saving_lock = threading.Lock()
+
+
+def _save_spent():
+    replay_ledger.save(_spent)
 
 
 def _compile_estimate():
