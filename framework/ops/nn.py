@@ -154,15 +154,16 @@ def sparse_softmax_cross_entropy(labels, logits):
     """log-sum-exp(logits) - logits[labels] over the last axis; labels are ints of
     logits' shape without its last axis (their dtype and shape checked by the
     caller, their range here: InvalidArgumentError naming the label)."""
-    _check_labels(labels, logits.shape[-1] if logits.ndim else 0)
     if not _use_kernel(logits):
+        _check_labels(labels, logits.shape[-1] if logits.ndim else 0)
         picked = np.take_along_axis(_np_log_softmax(logits), labels[..., None], axis=-1)
         return -picked[..., 0]
     from ..kernels import softmax as _k
     z = _rows(logits)
     loss = np.empty(z.shape[0], logits.dtype)
-    _k.sparse_softmax_cross_entropy_forward(
-        z, np.ascontiguousarray(labels.reshape(-1), dtype=np.int64), loss)
+    if _k.sparse_softmax_cross_entropy_forward(
+            z, np.ascontiguousarray(labels.reshape(-1), dtype=np.int64), loss) >= 0:
+        _check_labels(labels, logits.shape[-1])  # raises, naming the label
     return loss.reshape(logits.shape[:-1])
 
 

@@ -41,7 +41,8 @@ def test_sparse_kernels_match_reference(shape, dtype):
     labels = rng.integers(0, shape[1], shape[0]).astype(np.int64)
     g = rng.standard_normal(shape[0]).astype(dtype)
     rows = np.arange(shape[0])
-    loss = _k.sparse_softmax_cross_entropy_forward(z, labels, np.empty(shape[0], dtype))
+    loss = np.empty(shape[0], dtype)
+    assert _k.sparse_softmax_cross_entropy_forward(z, labels, loss) == -1  # labels in range
     np.testing.assert_allclose(loss, -_log_softmax(z)[rows, labels], **_tol(dtype))
     onehot = np.eye(shape[1], dtype=dtype)[labels]
     dz = _k.sparse_softmax_cross_entropy_backward(z, labels, g, np.empty(shape, dtype))
@@ -51,9 +52,19 @@ def test_sparse_kernels_match_reference(shape, dtype):
 
 def test_huge_logits_stay_finite():
     z = np.array([[1e4, 0.0, -1e4], [-1e4, -1e4, -1e4]], np.float32)
-    loss = _k.sparse_softmax_cross_entropy_forward(z, np.array([1, 2]), np.empty(2,
-                                                                                   np.float32))
+    loss = np.empty(2, np.float32)
+    _k.sparse_softmax_cross_entropy_forward(z, np.array([1, 2]), loss)
     np.testing.assert_allclose(loss, [1e4, np.log(3.0)], rtol=1e-6)
     y = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], np.float32)
     dense = _k.softmax_cross_entropy_forward(z, y, np.empty(2, np.float32))
     np.testing.assert_allclose(dense, loss, rtol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [-1, 3, 1 << 40])
+def test_the_sparse_forward_returns_the_first_row_whose_label_is_out_of_range(bad):
+    """It checks before it reads z[r, labels[r]] (no bounds checks in the kernels)."""
+    z = np.zeros((4, 3), np.float32)
+    loss = np.full(4, 7.0, np.float32)
+    labels = np.array([0, 2, bad, -5], np.int64)
+    assert _k.sparse_softmax_cross_entropy_forward(z, labels, loss) == 2
+    assert (loss == 7.0).all()  # nothing written
