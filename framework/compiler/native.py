@@ -205,9 +205,10 @@ def _segment_pays(stem, elapsed):
 def _count(stem, elapsed):
     """Seconds replaying code `stem` has cost on this machine, `elapsed` now
     added: this process's (written to the ledger at exit) and earlier ones'."""
-    with _saving_lock:  # (not _lock: _probe counts while holding it)
-        if not _saving:
-            _saving.append(atexit.register(_save_spent))
+    if not _saving:
+        with _saving_lock:  # (not _lock: _probe counts while holding it)
+            if not _saving:
+                _saving.append(atexit.register(_save_spent))
     spent = _spent[stem] = _spent.get(stem, 0.0) + elapsed
     return spent + replay_ledger.earlier(stem)
 

@@ -23,7 +23,10 @@ __all__ = ["earlier", "path", "save"]
 
 KEPT = 1024  # sources kept, the most recently replayed: a file of tens of kilobytes
 _lock = threading.Lock()
-_read_once = {}  # ledger path -> {stem: seconds}, as read at this process's first count
+# $XDG_CACHE_HOME (None: unset) -> {stem: seconds}, as read at this process's first count
+# there: keyed by the setting, not the path, whose lookup (user_cache_dir) creates a
+# file to check the folder is writable, 24 us that each count of a replay would pay
+_read_once = {}
 
 
 def path():
@@ -43,11 +46,13 @@ def _read(file):
 
 def earlier(stem):
     """Seconds code `stem` was replayed in earlier processes (0.0 if never)."""
-    file = path()
-    with _lock:
-        seconds = _read_once.get(file)
-        if seconds is None:
-            seconds = _read_once[file] = _read(file)
+    setting = os.environ.get("XDG_CACHE_HOME")
+    seconds = _read_once.get(setting)
+    if seconds is None:
+        with _lock:
+            seconds = _read_once.get(setting)
+            if seconds is None:
+                seconds = _read_once[setting] = _read(path())
     return seconds.get(stem, 0.0)
 
 
