@@ -16,6 +16,12 @@ __all__ = []
 # Variables up to this size take the NumPy formula even once the kernels have
 # started: a scalar update then costs about as much as a kernel call.
 NUMPY_MAX_SIZE = 16
+# A larger slot on the NumPy formulas' path (before the kernels start) is flushed
+# (flush_small) at every FLUSH_PERIOD-th step only: flushing at each cost W7's
+# model 20% of its step there. From the floor, a slot that decays by 0.35 or more
+# a step needs 16 steps to reach the subnormals; one below the floor costs only
+# until the next flush.
+FLUSH_PERIOD = 16
 
 _EMPTY = {}
 
@@ -25,6 +31,29 @@ def _empty(dtype):
     if array is None:
         array = _EMPTY[dtype] = np.empty(0, dtype)
     return array
+
+
+def slot_floor(dtype):
+    """Below it a decaying slot is zero: the smallest normal number of `dtype` times
+    2**24 in float32 (2**53 in float64), as in the kernels (kernels/optimizers.py's
+    docstring: x86's slow subnormals, TF's flushed threads). Zero (nothing flushed)
+    for float16, whose arithmetic runs in float32 (no subnormal there) and whose
+    normal range starts at 6e-5, where an Adam step still moves a weight."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize < 4:
+        return dtype.type(0)
+    info = np.finfo(dtype)
+    return dtype.type(info.tiny / info.epsneg)
+
+
+def flush_small(*slots):
+    """Zero (+0.0, as the kernels), in place, the values of decaying slots below
+    their `slot_floor`. A product by the mask, then + 0 for the sign of a negative
+    value's zero: assigning zero through the mask took 10x longer, as most of a
+    slot can be zero and so below the floor."""
+    for slot in slots:
+        np.multiply(slot, np.abs(slot) >= slot_floor(slot.dtype), out=slot)
+        slot += 0
 
 
 class FusedOptimizer(Optimizer):
@@ -93,13 +122,28 @@ class FusedOptimizer(Optimizer):
         from ..kernels import optimizers as _k
         return _k.threads_for(name, size)
 
+    _slot_floor = staticmethod(slot_floor)  # for compiler/lowering.py
+
+    @staticmethod
+    def _flush_period(size):
+        """Every how many steps the NumPy formulas flush a slot of `size` elements."""
+        return 1 if size <= NUMPY_MAX_SIZE else FLUSH_PERIOD
+
+    def _flush_small(self, *slots):
+        """flush_small on the NumPy formulas' path, at the steps `_flush_period` says."""
+        step = getattr(self, "_step", None)
+        if step is None:
+            step = int(self._iterations._value)
+        if step % self._flush_period(slots[0].size) == 0:
+            flush_small(*slots)
+
     @staticmethod
     def _runs_kernel(p):
         """Whether an update of the array `p` runs the fused kernel (else the NumPy
         formulas) once the kernels have started (runtime/kernel_start.py);
         compiler/lowering.py asks, so that generated code, which runs only after
-        they have, does as eager."""
-        return p.size > NUMPY_MAX_SIZE and p.flags.c_contiguous
+        they have, does as eager. Not for float16 (Numba has no float16 arrays)."""
+        return p.size > NUMPY_MAX_SIZE and p.flags.c_contiguous and p.dtype.itemsize >= 4
 
     def _step_coefficients(self, dtype, learning_rate):
         step = getattr(self, "_step", None)

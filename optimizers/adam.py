@@ -81,6 +81,7 @@ class Adam(_AdamBase):
         m, v = slots[0], slots[1]
         m += (g - m) * one_minus_b1
         v += (g * g - v) * one_minus_b2
+        self._flush_small(m, v)
         if self.amsgrad:
             np.maximum(slots[2], v, out=slots[2])
             v = slots[2]
@@ -157,6 +158,7 @@ class Adamax(_AdamBase):
         m, u = slots
         m += (g - m) * one_minus_b1
         np.maximum(b2 * u, np.abs(g), out=u)
+        self._flush_small(m, u)
         p -= (lr * m) / (denom_scale * (u + eps))
 
 
@@ -223,5 +225,6 @@ class Nadam(_AdamBase):
         m, v = slots
         m += (g - m) * one_minus_b1
         v += (g * g - v) * one_minus_b2
+        self._flush_small(m, v)
         m_hat = c_m * m + c_g * g
         p -= (m_hat * lr) / (np.sqrt(v * c_v) + eps)

@@ -52,6 +52,7 @@ class Lion(FusedOptimizer):
         m = slots[0]
         p -= lr * np.sign(m * b1 + g * one_minus_b1)
         m[...] = m * b2 + g * one_minus_b2
+        self._flush_small(m)
 
     def get_config(self):
         config = super().get_config()

@@ -78,9 +78,11 @@ class RMSprop(FusedOptimizer):
         apply_decay(p, decay)
         v = slots[0]
         v[...] = rho * v + one_minus_rho * (g * g)
+        self._flush_small(v)
         if self.centered:
             a = slots[-1]
             a[...] = rho * a + one_minus_rho * g
+            self._flush_small(a)
             denominator = v - a * a + eps
         else:
             denominator = v + eps
@@ -88,6 +90,7 @@ class RMSprop(FusedOptimizer):
         if self.momentum > 0:
             m = slots[1]
             m[...] = momentum * m + increment
+            self._flush_small(m)
             p -= m
         else:
             p -= increment
@@ -190,8 +193,10 @@ class Adadelta(FusedOptimizer):
         apply_decay(p, decay)
         acc_g, acc_dx = slots
         acc_g[...] = rho * acc_g + one_minus_rho * (g * g)
+        self._flush_small(acc_g)
         delta = -(np.sqrt(acc_dx + eps) * g) / np.sqrt(acc_g + eps)
         acc_dx[...] = rho * acc_dx + one_minus_rho * (delta * delta)
+        self._flush_small(acc_dx)
         p += lr * delta
 
     def get_config(self):

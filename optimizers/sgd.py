@@ -64,6 +64,7 @@ class SGD(FusedOptimizer):
         lr, momentum = coefs
         m = slots[0]
         m[...] = m * momentum - g * lr
+        self._flush_small(m)
         if self.nesterov:
             p += m * momentum - g * lr
         else:

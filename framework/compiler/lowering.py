@@ -286,6 +286,15 @@ def _cell(emit, variable):
     return name, lambda text: emit.line(f"{name}[:] = {text}")
 
 
+def _flush_now(emit, optimizer, v):
+    """Whether this step flushes v's slots, as the NumPy formulas decide it
+    (optimizers/_fused.py `_flush_small`: every step for a small variable)."""
+    period = optimizer._flush_period(v._value.size)
+    if period == 1:
+        return "True"
+    return f"{emit.variable(optimizer._iterations)}[0] % {period} == 0"
+
+
 def _sgd_update(emit, optimizer, v, grad):
     dtype = v._value.dtype
     cell, store = _cell(emit, v)
@@ -298,6 +307,14 @@ def _sgd_update(emit, optimizer, v, grad):
     mcell, mstore = _cell(emit, optimizer._slots[optimizer._index[id(v)]][0])
     mu = emit.constant(dtype.type(momentum))
     mstore(f"{mcell} * {mu} - {grad} * {lr}")
+    floor = emit.constant(optimizer._slot_floor(dtype))  # optimizers/_fused.py flush_small
+    if v._value.ndim == 0:
+        emit.line(f"if abs({mcell}) < {floor}:")
+        emit.line(f"    {mcell} = {floor} - {floor}")
+    else:
+        emit.line(f"if {_flush_now(emit, optimizer, v)}:")
+        emit.line(f"    {mcell}[:] = np.where(np.abs({mcell}) < {floor}, {floor} - {floor}, "
+                  f"{mcell})")
     if optimizer.nesterov:
         store(f"{cell} + ({mcell} * {mu} - {grad} * {lr})")
     else:
@@ -319,13 +336,18 @@ def _adam_update(emit, optimizer, v, grad):
     scalar_grad = v._value.ndim == 0
     if not scalar_grad:
         emit.line(f"f{tag}_g = np.ascontiguousarray({grad}).reshape(-1)")
+    flush = f"flush{tag}"
+    emit.line(f"{flush} = {_flush_now(emit, optimizer, v)}")
     emit.line(f"for i{tag} in range({p}.size):")
     i = f"i{tag}"
     emit.depth += 1
     emit.line(f"g{tag} = {grad if scalar_grad else f'f{tag}_g[{i}]'}")
+    floor = emit.constant(optimizer._slot_floor(dtype))  # optimizers/_fused.py flush_small
     emit.line(f"m{tag} = {m}[{i}] + (g{tag} - {m}[{i}]) * {coefs}[1]")
+    emit.line(f"m{tag} = {floor} - {floor} if {flush} and abs(m{tag}) < {floor} else m{tag}")
     emit.line(f"{m}[{i}] = m{tag}")
     emit.line(f"s{tag} = {s}[{i}] + (g{tag} * g{tag} - {s}[{i}]) * {coefs}[2]")
+    emit.line(f"s{tag} = {floor} - {floor} if {flush} and abs(s{tag}) < {floor} else s{tag}")
     if optimizer.amsgrad:
         emit.line(f"{s}[{i}] = s{tag}")
         emit.line(f"s{tag} = max({flat[3]}[{i}], s{tag})")

@@ -297,6 +297,52 @@ def test_an_update_on_the_kernel_lowers_to_that_kernel_bit_for_bit(kernel, threa
     np.testing.assert_array_equal(b_got, b_eager)
 
 
+@pytest.mark.parametrize("kernel", ["adam", "sgd_momentum", "sgd_nesterov"])
+def test_generated_updates_flush_small_slots_as_eager(kernel, monkeypatch):
+    """The written-out updates (a small array, a scalar, a strided array) zero a slot
+    that falls below the floor at the steps eager's NumPy formulas do
+    (optimizers/_fused.py `_flush_small`: each step for a small variable, every
+    FLUSH_PERIOD-th for a larger one), so the segment's compiled code agrees with
+    its replay and is trusted."""
+    from tapeflow.optimizers import _fused
+    monkeypatch.setattr(native, "_compile_estimate", lambda: 0.0)  # compile at once
+    variables = [tf.Variable(np.ones((8, 5), np.float32)),  # the kernel's
+                 tf.Variable(np.ones(3, np.float32)), tf.Variable(np.float32(1.0))]
+    if kernel != "adam":  # (Adam's written-out loop reshapes: Numba cannot on a strided array)
+        variables.append(tf.Variable(np.ones((50, 40), np.float32).T))  # written out
+        assert not variables[-1]._value.flags.c_contiguous
+    optimizer = tf.keras.optimizers.Adam(0.1) if kernel == "adam" else \
+        tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=kernel == "sgd_nesterov")
+    optimizer.build(variables)
+    slots = [list(optimizer._slots[optimizer._index[id(v)]]) for v in variables]
+    below_floor = -_fused.slot_floor(np.float32) * 1.001  # zero after one decay and flush
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            loss = sum(tf.reduce_sum(v * 0.0) for v in variables)  # zero gradients
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+    def call(iteration):
+        optimizer.iterations.assign(iteration)
+        for slot in sum(slots, []):
+            slot.assign(np.full(slot.shape, below_floor, np.float32))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            step()
+        return [[s.numpy() for s in of_variable] for of_variable in slots]
+
+    for iteration in range(1, 9):  # trace, probe, the kernels start, check, trusted
+        found = call(iteration)
+        assert not any(s.any() for s in sum(found[:3], []))  # flushed at each step
+        for strided in found[3:]:
+            assert all(np.all((s < 0) & (s > below_floor)) for s in strided)  # decayed only
+    (update,) = [s for s in segments.segments_of(_graph(step).tier.partial)
+                 if "Optimizer.apply" in s.op_names]
+    assert update.state == "trusted", update.reason
+    assert not any(s.any() for s in sum(call(_fused.FLUSH_PERIOD * 3), []))
+
+
 def test_a_generated_module_names_the_kernel_sources_it_calls():
     """Generated code calls tapeflow's kernels, which Numba compiles into it: its
     file (and so its disk cache) is named by their sources' digest too, so that an

@@ -193,6 +193,89 @@ def test_kernel_matches_numpy_reference(case, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
 
 
+_ABOVE_FLOOR = 1 + 2.0 ** -10  # times the floor: one decaying step goes below it
+_ACCUMULATING = ("Adagrad", "Ftrl")  # their slots only grow: none decays
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_a_slot_that_falls_below_the_floor_is_zero(case, shape, dtype):
+    """A zero gradient shrinks a momentum or moving average by its beta each step;
+    below the smallest normal times 2**24 (2**53 in float64) it is zero instead, so
+    that neither it nor the products of its next decays are subnormal
+    (kernels/optimizers.py: x86's slow subnormals, TF's flushed threads), on the
+    NumPy path and both kernels; a slot above the floor keeps its value."""
+    from tapeflow.runtime import calibration
+    name, cfg, _ = case
+    tiny = np.finfo(dtype).tiny
+    floor = tiny * 2.0 ** (24 if dtype == np.float32 else 53)
+    with calibration.forced(updates=32 if shape == _PARALLEL_SHAPE else "one"):
+        var = tf.Variable(np.ones(shape, dtype))
+        opt = getattr(optimizers, name)(learning_rate=LR, **cfg)
+        opt.build([var])
+        slots = opt._slots[opt._index[id(var)]]
+        signs = np.where(np.arange(var.shape.num_elements()) % 2, -1.0, 1.0).reshape(shape)
+        if name in _ACCUMULATING:  # (a negative accumulator is no state they reach)
+            signs = np.abs(signs)
+        signs.flat[0] *= 16 / _ABOVE_FLOOR  # 16x the floor: above it after any decay here
+        for slot in slots:
+            slot.assign((signs * floor * _ABOVE_FLOOR).astype(dtype))
+        before = [slot.numpy() for slot in slots]
+        opt.apply_gradients([(tf.constant(np.zeros(shape, dtype)), var)])
+    zeroed = 0
+    for slot, old in zip(slots, before):
+        value = slot.numpy()
+        subnormal = (value != 0) & (np.abs(value) < tiny)
+        assert not subnormal.any(), f"{slot.name}: {value[subnormal][:3]} are subnormal"
+        if name not in _ACCUMULATING:  # (Ftrl's linear term moves with its shrinkage)
+            # each value zero, or kept: AMSGrad's maximum of its positive ones
+            rest = value.ravel()[1:]
+            assert np.all((rest == old.ravel()[1:]) | (rest == 0)), f"{slot.name}: {rest[:3]}"
+            zeroed += not rest.any()
+            assert abs(value.ravel()[0]) >= floor, f"{slot.name}: {value.ravel()[0]}"
+    assert zeroed == (0 if name in _ACCUMULATING else len(slots) - cfg.get("amsgrad", 0))
+
+
+@pytest.mark.parametrize("name, cfg", [("SGD", {"momentum": 0.9}), ("Adam", {}),
+                                       ("RMSprop", {"momentum": 0.5})])
+def test_the_numpy_formulas_flush_a_large_slot_every_flush_period_steps(name, cfg,
+                                                                       monkeypatch):
+    """Before the kernels start, a variable over NUMPY_MAX_SIZE takes the NumPy
+    formulas, whose flush of its slots runs at every FLUSH_PERIOD-th step only
+    (optimizers/_fused.py: at each step it cost W7's model 20% there)."""
+    from tapeflow.optimizers import _fused
+    monkeypatch.setattr(_fused.kernel_start, "use_kernel", lambda size: False)
+    var = tf.Variable(np.ones(600, np.float32))
+    opt = getattr(optimizers, name)(learning_rate=LR, **cfg)
+    opt.build([var])
+    slots = opt._slots[opt._index[id(var)]]
+    floor = _fused.slot_floor(np.float32)
+    for step in (1, _fused.FLUSH_PERIOD - 1, _fused.FLUSH_PERIOD, 3 * _fused.FLUSH_PERIOD):
+        opt.iterations.assign(step)
+        for slot in slots:
+            slot.assign(np.full(600, floor * 1.001, np.float32))
+        opt.apply_gradients([(tf.constant(np.zeros(600, np.float32)), var)])
+        for slot in slots:
+            value = slot.numpy()
+            if step % _fused.FLUSH_PERIOD == 0:
+                assert not value.any(), (step, slot.name)
+            else:  # decayed below the floor, kept until the next flushing step
+                assert np.all((value > 0) & (value < floor)), (step, slot.name)
+
+
+def test_float16_variables_take_the_numpy_formulas_and_keep_small_slots():
+    """Numba has no float16 arrays: the kernels' path raised NotImplementedError
+    from inside Numba. Its NumPy formulas flush nothing (slot_floor)."""
+    var = tf.Variable(np.ones(1000, np.float16))
+    opt = optimizers.Adam(learning_rate=0.5)
+    opt.apply_gradients([(tf.constant(np.full(1000, 1e-4, np.float16)), var)])
+    opt.apply_gradients([(tf.constant(np.zeros(1000, np.float16)), var)])
+    m = opt._slots[opt._index[id(var)]][0].numpy()
+    np.testing.assert_allclose(m, np.float16(1e-5) * np.float16(0.9), rtol=2e-3)
+    assert var.dtype == tf.float16 and np.all(var.numpy() < 1)
+
+
 def test_kernel_serial_and_parallel_agree():
     from tapeflow.kernels import optimizers as k
     rng = np.random.default_rng(0)
