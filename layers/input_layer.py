@@ -69,7 +69,16 @@ def _batch_shape(shape, batch_size, batch_shape, tensor, dtype, sparse):
     return (batch_size,) + _standardize_shape(shape)
 
 
-class InputLayer(KerasTensor):
+class _InputLayerType(type):
+    """InputLayer's metaclass: the InputLayerOf objects that a functional model's
+    `layers` lists pass isinstance(x, InputLayer), as Keras's InputLayers do."""
+
+    def __instancecheck__(cls, instance):
+        return type.__instancecheck__(cls, instance) or (
+            cls is InputLayer and type(instance) is InputLayerOf)
+
+
+class InputLayer(KerasTensor, metaclass=_InputLayerType):
     """Keras's `InputLayer`: in tapeflow the layer is the input tensor itself (a
     KerasTensor carrying the layer's attributes), because a functional graph
     records no node for its inputs; so `Sequential([InputLayer(...), ...])`
@@ -134,19 +143,50 @@ class InputLayer(KerasTensor):
 
 
 class InputLayerOf:
-    """The InputLayer of a functional model's input tensor, as `Model.get_layer(name)`
-    returns it (Keras lists its InputLayers among a model's layers; tapeflow's
-    inputs are their tensors): `.input` and `.output` are that tensor, so
-    `Model(model.get_layer("image").input, ...)` builds on the same graph."""
+    """The InputLayer of a functional model's input tensor, as `model.layers` lists
+    it (Keras lists one per input, so `model.layers[1]` is the first Dense and
+    MobileNetV2 has 154 layers) and `get_layer` returns it; tapeflow's inputs are
+    their tensors. A layer without weights whose `.input` and `.output` are that
+    tensor, so `Model(model.layers[0].output, ...)` builds on the same graph;
+    isinstance(x, tf.keras.layers.InputLayer) holds for it."""
+
+    built = True
+    weights = trainable_weights = non_trainable_weights = property(lambda self: [])
+    variables = trainable_variables = non_trainable_variables = weights
+    losses = property(lambda self: [])
 
     def __init__(self, tensor):
         self.input = self.output = tensor
-        self.name = tensor.name
+        # a layer's output taken as a model input: Keras's model clones it as an Input
+        # of this name (functional.py clone_graph_nodes)
+        self.name = tensor.name if tensor.node is None else f"{tensor.name}CLONE"
         self.dtype = tensor.dtype
         self.batch_shape = tensor.shape
+        self.sparse, self.ragged = tensor.sparse, tensor.ragged
+        self.optional = getattr(tensor, "optional", False)
+        self.trainable = True  # Keras's InputLayer has the flag; it changes nothing
+
+    def get_weights(self):
+        return []
+
+    def set_weights(self, weights):
+        if len(weights):
+            raise ValueError(f"InputLayer {self.name!r} has no weights; got {len(weights)} "
+                             "arrays to set.")
+
+    def count_params(self):
+        return 0
+
+    def get_config(self):
+        return {"batch_shape": self.batch_shape, "dtype": self.dtype.name,
+                "sparse": self.sparse, "ragged": self.ragged, "name": self.name,
+                "optional": self.optional}
 
     def __repr__(self):
         return f"<InputLayer name={self.name!r} batch_shape={self.batch_shape}>"
+
+
+InputLayerOf.__name__ = "InputLayer"  # type(layer).__name__, as code printing layers reads it
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,

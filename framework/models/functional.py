@@ -3,7 +3,7 @@ nodes that layer calls on symbolic tensors recorded (layers/keras_tensor.py)
 between some inputs and outputs, and runs them on real tensors."""
 
 from ..core import nest
-from ..layers.input_layer import conform_to_input
+from ..layers.input_layer import InputLayerOf, conform_to_input
 from ..layers.keras_tensor import KerasTensor
 
 __all__ = ["FunctionalGraph"]
@@ -28,6 +28,9 @@ class FunctionalGraph:
                 raise ValueError(f"Model outputs must be symbolic tensors computed from the "
                                  f"inputs, got {t!r}.")
         self.nodes = self._topological_nodes()
+        self.input_layers = {}  # id(input tensor) -> its InputLayerOf, in input order
+        for t in self.flat_inputs:
+            self.input_layers.setdefault(id(t), InputLayerOf(t))
         reachable = {id(t) for t in self.flat_inputs}
         for node in self.nodes:
             for parent in node.parents():
@@ -41,39 +44,47 @@ class FunctionalGraph:
         decreasing depth from the outputs (a node deeper than every node that uses
         its output, so the order runs them), ties by the order in which a depth-first
         walk from the outputs first reaches each layer. `layers` follows it, so
-        weights files that Keras matches by position line up (ResNet, Inception)."""
-        post_order, seen, layer_index = [], set(), {}
+        weights files that Keras matches by position line up (ResNet, Inception).
+        The walk reaches the model's inputs too, whose InputLayers Keras orders
+        alike (`listed_layers`)."""
+        post_order, seen, index = [], set(), {}  # index: id(layer or input) -> first reach
         inputs = {id(t) for t in self.flat_inputs}
 
-        def leads_on(t):  # a tensor whose node runs: not an Input, not a model input
-            return t.node is not None and id(t) not in inputs
+        def reached(t):  # a model input, or the node that computes t (None: an Input)
+            return t if id(t) in inputs else t.node
 
-        stack = [(t.node, False) for t in reversed(self.flat_outputs) if leads_on(t)]
+        stack = [(item, False) for item in map(reached, reversed(self.flat_outputs))
+                 if item is not None]
         while stack:
-            node, expanded = stack.pop()
-            if id(node) in seen:
+            item, expanded = stack.pop()
+            if id(item) in seen:
                 continue
-            if expanded:
-                seen.add(id(node))
-                post_order.append(node)
+            if expanded or isinstance(item, KerasTensor):  # (an input: nothing before it)
+                seen.add(id(item))
+                post_order.append(item)
+                index.setdefault(id(item), len(index))
                 continue
-            layer_index.setdefault(id(node.layer), len(layer_index))  # first reached
-            stack.append((node, True))
-            for parent in reversed(node.parents()):
-                if leads_on(parent) and id(parent.node) not in seen:
-                    stack.append((parent.node, False))
-        node_depth, layer_depth = {}, {}
-        for node in reversed(post_order):
-            depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
-            layer_depth[id(node.layer)] = node_depth[id(node)] = depth
-            for parent in node.parents():
-                if leads_on(parent):
-                    node_depth[id(parent.node)] = max(depth + 1,
-                                                      node_depth.get(id(parent.node), 0))
-        self._layer_depth, self._layer_index = layer_depth, layer_index
-        rank = {id(node): i for i, node in enumerate(post_order)}
-        return sorted(post_order, key=lambda n: (-node_depth[id(n)],
-                                                 layer_index[id(n.layer)], rank[id(n)]))
+            index.setdefault(id(item.layer), len(index))  # first reached
+            stack.append((item, True))
+            for parent in reversed(item.parents()):
+                before = reached(parent)
+                if before is not None and id(before) not in seen:
+                    stack.append((before, False))
+        depth_of, layer_depth = {}, {}  # id(node or input) -> depth; id(layer or input) ->
+        for item in reversed(post_order):
+            if isinstance(item, KerasTensor):  # as deep as its deepest use
+                layer_depth[id(item)] = depth_of.setdefault(id(item), 0)
+                continue
+            depth = max(depth_of.setdefault(id(item), 0), layer_depth.get(id(item.layer), 0))
+            layer_depth[id(item.layer)] = depth_of[id(item)] = depth
+            for parent in item.parents():
+                before = reached(parent)
+                if before is not None:
+                    depth_of[id(before)] = max(depth + 1, depth_of.get(id(before), 0))
+        self._layer_depth, self._layer_index = layer_depth, index
+        nodes = [item for item in post_order if not isinstance(item, KerasTensor)]
+        rank = {id(node): i for i, node in enumerate(nodes)}
+        return sorted(nodes, key=lambda n: (-depth_of[id(n)], index[id(n.layer)], rank[id(n)]))
 
     @property
     def layers(self):
@@ -86,6 +97,17 @@ class FunctionalGraph:
                 found[id(layer)] = layer
         return sorted(found.values(), key=lambda layer: (-self._layer_depth[id(layer)],
                                                          self._layer_index[id(layer)]))
+
+    def listed_layers(self):
+        """A functional model's `layers`: the layers and an InputLayer per input, in
+        Keras's order (an input as deep as its deepest use, tied by first reach; one
+        that no output uses at depth 0, first there)."""
+        keyed = [((-self._layer_depth[id(layer)], self._layer_index[id(layer)]), layer)
+                 for layer in self.layers]
+        for key, layer in self.input_layers.items():
+            keyed.append(((-self._layer_depth[key], self._layer_index[key])
+                          if key in self._layer_depth else (0, -1), layer))
+        return [layer for _, layer in sorted(keyed, key=lambda entry: entry[0])]
 
     def _by_input_name(self, inputs):
         """A dict for a model whose inputs are a list: matched to the Inputs by name,

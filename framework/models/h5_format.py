@@ -30,6 +30,7 @@ import re
 import numpy as np
 
 from ..layers.base import Layer
+from ..layers.input_layer import InputLayer
 
 __all__ = ["require_h5py", "is_hdf5", "write_keras3", "read_keras3", "read_legacy",
            "layer_entries", "checked_dataset", "get_group", "names_attribute", "optimizer_keys",
@@ -205,6 +206,9 @@ def layer_entries(model):
         if id(layer) in seen:
             return
         seen.add(id(layer))
+        if isinstance(layer, InputLayer):  # a functional model's: no weights, a group
+            entries.append((path, layer, []))
+            return
         entries.extend(_split_for_keras(layer, path, list(layer._tracked_trainable)
                                         + list(layer._tracked_non_trainable)))
         for attribute, child in _sublayer_attributes(layer):
@@ -214,7 +218,8 @@ def layer_entries(model):
                 continue
             used = {}
             for item in child:
-                base = _snake_case(type(item).__name__)
+                base = _snake_case("InputLayer" if isinstance(item, InputLayer)
+                                   else type(item).__name__)
                 used[base] = used.get(base, -1) + 1
                 walk(item, f"{inner}/{base}" + (f"_{used[base]}" if used[base] else ""))
 

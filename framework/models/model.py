@@ -11,7 +11,6 @@ from ..compiler.function import function
 from ..compiler.effects import register_effect
 from ..core import nest
 from ..layers.base import Layer, _uniquify
-from ..layers.input_layer import InputLayer, InputLayerOf
 from ..layers.keras_tensor import is_symbolic
 from ..layers.serialization import register as _register_class
 from ..training import loops
@@ -114,8 +113,9 @@ class Model(Layer):
     # -- structure -------------------------------------------------------------------
     @property
     def layers(self):
+        """The layers; a functional model's with an InputLayer per input, as Keras."""
         if self._graph is not None:
-            return list(self._graph_layers)
+            return self._graph.listed_layers()
         return [layer for layer in self._flatten_layers(include_self=False, recursive=False)]
 
     def get_layer(self, name=None, index=None):
@@ -129,9 +129,6 @@ class Model(Layer):
         for layer in self.layers:
             if layer.name == name:
                 return layer
-        for tensor in nest.flatten(self.inputs) if self._graph is not None else ():
-            if tensor.name == name:  # Keras finds a functional model's InputLayer too
-                return tensor if isinstance(tensor, InputLayer) else InputLayerOf(tensor)
         raise ValueError(f"No such layer: {name!r}. Existing layers are: "
                          f"{[layer.name for layer in self.layers]}.")
 

@@ -2,7 +2,7 @@
 It builds from an `Input` (or a first layer's `input_shape`) at once, else
 lazily on the first call; its call simply runs the layers in order."""
 
-from ..layers.input_layer import Input, conform_to_input
+from ..layers.input_layer import Input, InputLayerOf, conform_to_input
 from ..layers.keras_tensor import KerasTensor
 from ..layers.serialization import deserialize
 from .functional import FunctionalGraph
@@ -35,6 +35,8 @@ class Sequential(Model):
         Raises:
             TypeError: if `layer` is neither a Layer nor an Input.
         """
+        if isinstance(layer, InputLayerOf):  # a functional model's, from its `layers`
+            layer = Input(batch_shape=layer.batch_shape, dtype=layer.dtype, name=layer.name)
         if isinstance(layer, KerasTensor):
             if self._stack or self._input is not None:
                 raise ValueError("An Input can only be the first element of a Sequential.")

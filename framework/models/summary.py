@@ -5,6 +5,7 @@ non-trainable parameter counts with their sizes."""
 import numpy as np
 
 from ..core import nest
+from ..layers.input_layer import InputLayer
 
 __all__ = ["print_summary"]
 
@@ -42,11 +43,10 @@ def print_summary(model, line_length=None, print_fn=None, show_trainable=False):
     widths = [33, 24, 15] if not line_length else [int(line_length * f) for f in (.45, .33, .22)]
     shapes = _output_shapes(model)
     rows = []
-    graph = model._graph
-    if graph is not None and type(model).__name__ != "Sequential":
-        for t in graph.flat_inputs:  # Keras lists a functional model's inputs first
-            rows.append((f"{t.name} (InputLayer)", str(tuple(t.shape)), "0"))
     for layer in model.layers:
+        if isinstance(layer, InputLayer):  # a functional model's, where Keras lists them
+            rows.append((f"{layer.name} (InputLayer)", str(tuple(layer.batch_shape)), "0"))
+            continue
         params = _count(layer.weights) if layer.built else 0
         shape = shapes.get(id(layer), "?" if not layer.built else "?")
         rows.append((f"{layer.name} ({type(layer).__name__})", shape, f"{params:,}"))

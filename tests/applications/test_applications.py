@@ -63,9 +63,9 @@ def describe(layers_):
 
 @pytest.mark.parametrize("name", FAST)
 def test_layers_equal_keras(name):
-    """Every layer's name, class and parameter count, in Keras's order; the
-    InputLayer, which Keras lists first, is not a layer of a tapeflow model."""
-    keras_layers = KERAS[name]["layers"][1:]
+    """Every layer's name, class and parameter count, in Keras's order, the
+    InputLayer first."""
+    keras_layers = KERAS[name]["layers"]
     model = small_model(name)
     expected_name = {"MobileNetV2": "mobilenetv2_1.00_32", "MobileNet": "mobilenet_1.00_32"}
     assert model.name == expected_name.get(name, KERAS[name]["name"])  # named by input size
@@ -168,7 +168,8 @@ def test_input_tensor_is_traced_back_to_its_input():
     scaled = tf.keras.layers.Rescaling(1 / 255.0)(inputs)
     model = applications.VGG16(weights=None, include_top=False, input_tensor=scaled)
     assert model.inputs is inputs or tf.nest.flatten(model.inputs) == [inputs]
-    assert model.layers[0].name.startswith("rescaling")
+    assert isinstance(model.layers[0], tf.keras.layers.InputLayer)
+    assert model.layers[0].output is inputs and model.layers[1].name.startswith("rescaling")
     assert model(np.zeros((1, 32, 32, 3), "float32")).shape == (1, 1, 1, 512)
     with pytest.raises(ValueError, match="`input_tensor` must be a KerasTensor"):
         applications.VGG16(weights=None, include_top=False,

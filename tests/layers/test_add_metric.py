@@ -137,7 +137,7 @@ def test_functional_model_add_loss_and_add_metric_of_symbolic_tensors():
     model.add_loss(tf.reduce_sum(x1) * 0.1)
     model.add_metric(tf.reduce_mean(x1), name="mean_of_activation", aggregation="mean")
     assert model.metrics_names == ["mean_of_activation"]
-    assert [type(l).__name__ for l in model.layers] == ["Dense", "Dense"]  # no op nodes
+    assert [type(l).__name__ for l in model.layers] == ["InputLayer", "Dense", "Dense"]  # no ops
     # x1 is 4 everywhere for inputs of ones: the loss is 0.1 * 2 rows * 3 units * 4.
     model(np.ones((2, 4), np.float32))
     assert [float(v) for v in model.losses] == pytest.approx([2.4])

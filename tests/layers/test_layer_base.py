@@ -461,8 +461,8 @@ def test_layer_input_and_output_are_the_first_symbolic_call():
     assert hidden.input is inputs and hidden.output is h
     assert model.input is inputs and model.output is out
     extractor = tf.keras.Model(model.input, [layer.output for layer in model.layers])
-    first, second = extractor(np.ones((1, 4), np.float32))
-    assert first.shape == (1, 3) and second.shape == (1, 2)
+    given, first, second = extractor(np.ones((1, 4), np.float32))  # the InputLayer's first
+    assert given.shape == (1, 4) and first.shape == (1, 3) and second.shape == (1, 2)
     with pytest.raises(AttributeError, match="'fresh' has no inbound nodes"):
         tf.keras.layers.Dense(1, name="fresh").output
 
@@ -477,7 +477,7 @@ def test_tf_functions_on_symbolic_tensors_record_op_nodes():
     extra = tf.math.exp(mean) + tf.add(a, 1.0)[:, :1]
     model = tf.keras.Model([a, b], tf.keras.layers.Dense(2, name="head")(
         tf.concat([joined, extra], axis=1)))
-    assert [layer.name for layer in model.layers] == ["head"]
+    assert [layer.name for layer in model.layers] == ["a", "b", "head"]
     x = np.ones((2, 3), np.float32)
     cat = np.concatenate([x, 2 * x], axis=1)
     feats = np.concatenate([cat, np.exp(cat.mean(1, keepdims=True)) + 2.0], axis=1)

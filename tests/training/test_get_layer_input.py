@@ -23,5 +23,5 @@ def test_get_layer_of_an_input_gives_its_tensor_as_input_and_output():
 def test_an_unknown_name_lists_the_layers():
     inputs = tf.keras.Input((2,), name="x")
     model = tf.keras.Model(inputs, tf.keras.layers.Dense(1, name="d")(inputs))
-    with pytest.raises(ValueError, match=r"No such layer: 'y'. Existing layers are: \['d'\]"):
+    with pytest.raises(ValueError, match=r"No such layer: 'y'. Existing layers are: \['x', 'd'\]"):
         model.get_layer("y")

@@ -158,7 +158,7 @@ def test_a_tf_keras_2_model_file_loads(tmp_path):
                 "epsilon": 1e-07, "amsgrad": False, "is_legacy_optimizer": False,
                 "jit_compile": True}}}).encode()
     model = tf.keras.models.load_model(tmp_path / "k2.h5")
-    assert [layer.name for layer in model.layers] == ["dense", "dropout", "dense_1"]
+    assert [layer.name for layer in model.layers] == ["input_1", "dense", "dropout", "dense_1"]
     assert type(model.optimizer).__name__ == "Adam" and not model.optimizer.built
     x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
     np.testing.assert_allclose(model.predict(x, verbose=0), expected_prediction(x, w),

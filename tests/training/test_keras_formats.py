@@ -72,6 +72,41 @@ def test_weights_h5_has_keras_3_layout(tmp_path):
     assert "optimizer/vars/14" not in tree
 
 
+def _two_input_model():
+    a, b = tf.keras.Input((4,), name="a"), tf.keras.Input((3,), name="b")
+    out = layers.Dense(1)(layers.Concatenate()([layers.Dense(5)(a), b]))  # 'dense', then
+    return tf.keras.Model([a, b], out)                                   # 'dense_1'
+
+
+def test_a_functional_models_input_layers_have_their_groups_as_in_keras(tmp_path):
+    """Keras 3 (TF 2.21) writes an empty vars group per InputLayer, numbered in
+    `model.layers` order as every class is; the keys and names below are its own
+    file's for this model (the Dense layers swapped: 'dense_1' comes first there)."""
+    h5py = h5py_or_skip()
+    model = _two_input_model()
+    model.save_weights(tmp_path / "w.weights.h5")
+    tree = h5_tree(tmp_path / "w.weights.h5")
+    groups = {key: value for key, value in tree.items() if key.endswith("vars")}
+    assert groups == {"vars": {"name": model.name},
+                      "layers/input_layer/vars": {"name": "a"},
+                      "layers/input_layer_1/vars": {"name": "b"},
+                      "layers/concatenate/vars": {"name": model.layers[3].name},
+                      "layers/dense/vars": {"name": model.layers[1].name},
+                      "layers/dense_1/vars": {"name": model.layers[4].name}}
+    assert tree["layers/dense/vars/0"] == (4, 5) and tree["layers/dense_1/vars/0"] == (8, 1)
+    model.save(tmp_path / "m.h5")  # Keras 2's layout lists them too, in the same order
+    with h5py.File(tmp_path / "m.h5", "r") as f:
+        names = [n.decode() for n in f["model_weights"].attrs["layer_names"]]
+    assert names == [layer.name for layer in model.layers] and names[0:3:2] == ["a", "b"]
+    # a file without the InputLayers' groups (tapeflow's before they were listed) loads
+    with h5py.File(tmp_path / "w.weights.h5", "a") as f:
+        del f["layers/input_layer"], f["layers/input_layer_1"]
+    again = _two_input_model()
+    again.load_weights(tmp_path / "w.weights.h5")
+    x = [np.ones((2, 4), np.float32), np.ones((2, 3), np.float32)]
+    np.testing.assert_array_equal(again.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
 @tf.keras.utils.register_keras_serializable(package="FormatsTest")
 class Net(tf.keras.Model):
     def __init__(self, **kwargs):
