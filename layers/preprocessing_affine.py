@@ -4,62 +4,21 @@ which applies one as TF's ImageProjectiveTransformV3 does (the kernel Keras's
 TF backend calls): each output pixel (x, y) reads the input at
 (a0 x + a1 y + a2, b0 x + b1 y + b2), mapped into the image by `fill_mode`
 and sampled nearest or bilinearly. The sampling plan (indices and weights) is
-NumPy; the images go through `gather`, so the result is differentiable in them.
+ops/image.py's; the images go through `gather`, so the result is differentiable
+in them.
 """
 
 import numpy as np
 
-from ..api.array_ops import reshape
+from ..api.array_ops import broadcast_to, cast, expand_dims, reshape
 from ..api.indexing_ops import gather
-from ..core.tensor import Tensor, as_tensor
+from ..core.tensor import as_tensor
 from ..math import add, multiply
+from ..ops.image import _FILL_MODES, _INTERPOLATIONS, projective_taps, projective_weights
 from ..random import draw
 from .preprocessing_image import ImagePreprocessingLayer, factor_range
 
 __all__ = ["affine_transform", "RandomRotation", "RandomZoom", "RandomTranslation"]
-
-_FILL_MODES = ("reflect", "wrap", "constant", "nearest")
-_INTERPOLATIONS = ("nearest", "bilinear")
-
-
-def _map_coordinates(coord, length, fill_mode):
-    """TF's MapCoordinate: an input coordinate outside [0, length - 1] brought back
-    in by reflection ('reflect': d c b a | a b c d | d c b a), wrapping or
-    clamping ('nearest'); 'constant' leaves it (the read gives the fill value)."""
-    if fill_mode == "constant":
-        return coord
-    if length <= 1:
-        return np.zeros_like(coord)
-    coord = coord.copy()
-    low, high = coord < 0, coord > length - 1
-    if fill_mode == "reflect":
-        period = 2 * length
-        c = coord[low]
-        c = period * np.trunc(-c / period) + c
-        coord[low] = np.where(c < -length, c + period, -c - 1)
-        c = coord[high]
-        c = c - period * np.trunc(c / period)
-        coord[high] = np.where(c >= length, period - c - 1, c)
-    elif fill_mode == "wrap":
-        size = length - 1
-        coord[low] += length * (np.trunc(-coord[low] / size) + 1)
-        coord[high] -= length * np.trunc(coord[high] / size)
-    return np.clip(coord, 0, length - 1)
-
-
-def _round_half_away(values):
-    return np.sign(values) * np.floor(np.abs(values) + 0.5)  # C's std::round
-
-
-def _taps(x, y, interpolation):
-    """[(row, column, weight)] of the input pixels an output pixel reads."""
-    if interpolation == "nearest":
-        return [(_round_half_away(y), _round_half_away(x), np.ones_like(x))]
-    y0, x0 = np.floor(y), np.floor(x)
-    y1, x1 = y0 + 1, x0 + 1
-    return [(y0, x0, (y1 - y) * (x1 - x)), (y0, x1, (y1 - y) * (x - x0)),
-            (y1, x0, (y - y0) * (x1 - x)), (y1, x1, (y - y0) * (x - x0))]
-
 
 def affine_transform(images, transforms, interpolation="bilinear", fill_mode="constant",
                      fill_value=0.0):
@@ -86,32 +45,23 @@ def affine_transform(images, transforms, interpolation="bilinear", fill_mode="co
                          f"fill_mode={fill_mode!r}, interpolation={interpolation!r}")
     images = as_tensor(images)
     batch, height, width, channels = images.shape
-    transforms = np.asarray(transforms, np.float32).reshape(-1, 8)
-    if transforms.shape[0] not in (1, batch):
-        raise ValueError(f"affine_transform: {transforms.shape[0]} transforms for a batch of "
-                         f"{batch} images.")
-    transforms = np.broadcast_to(transforms, (batch, 8))[:, :, None, None]
-    grid_y, grid_x = np.meshgrid(np.arange(height, dtype=np.float32),
-                                 np.arange(width, dtype=np.float32), indexing="ij")
-    a0, a1, a2, b0, b1, b2, c0, c1 = (transforms[:, i] for i in range(8))
-    projection = c0 * grid_x + c1 * grid_y + 1
-    infinite = projection == 0  # TF returns the fill value there
-    projection = np.where(infinite, 1, projection)
-    x = _map_coordinates((a0 * grid_x + a1 * grid_y + a2) / projection, width, fill_mode)
-    y = _map_coordinates((b0 * grid_x + b1 * grid_y + b2) / projection, height, fill_mode)
-    dtype = images.dtype.as_numpy_dtype
+    transforms = as_tensor(transforms)
+    if transforms.shape.num_elements() % 8 or transforms.shape.num_elements() // 8 not in (
+            1, batch):
+        raise ValueError(f"affine_transform: transforms of shape {tuple(transforms.shape)} "
+                         f"for a batch of {batch} images (8 numbers per image, or 8 for all).")
+    transforms = broadcast_to(reshape(cast(transforms, "float32"), (-1, 8)), (batch, 8))
+    plan = dict(height=height, width=width, interpolation=interpolation, fill_mode=fill_mode)
+    index = projective_taps(transforms, **plan)  # the sampling plan: ops, so traced steps
+    weights = projective_weights(transforms, dtype=images.dtype.as_numpy_dtype, **plan)
     flat = reshape(images, (batch * height * width, channels))
-    first_pixel = (np.arange(batch) * height * width)[:, None, None]
-    out, fill = None, np.zeros((batch, height, width), np.float64)
-    for rows, cols, weight in _taps(x, y, interpolation):
-        inside = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width) & ~infinite
-        index = first_pixel + np.where(inside, rows * width + cols, 0).astype(np.int64)
-        read = reshape(gather(flat, index.reshape(-1)), (batch, height, width, channels))
-        term = multiply(read, Tensor(np.where(inside, weight, 0)[..., None].astype(dtype)))
+    out = None
+    for tap in range(index.shape[0]):
+        read = reshape(gather(flat, reshape(index[tap], (-1,))), (batch, height, width, channels))
+        term = multiply(read, expand_dims(weights[tap], -1))
         out = term if out is None else add(out, term)
-        fill += np.where(inside, 0, weight)
-    if fill_value and fill.any():
-        out = add(out, Tensor((fill[..., None] * fill_value).astype(dtype)))
+    if fill_value:
+        out = add(out, multiply(expand_dims(weights[-1], -1), fill_value))
     return out
 
 

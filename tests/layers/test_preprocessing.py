@@ -4,6 +4,7 @@ layers against a line-by-line port of TF's ImageProjectiveTransformV3 kernel
 repeatable with a seed, and every layer through check_layer and Dataset.map."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -248,6 +249,32 @@ def test_affine_transform_on_transposed_and_sliced_images_and_its_gradient():
                   np.random.default_rng(5).random((2, 3, 4, 1)), order=2)
     gradcheck(lambda x: affine_transform(x, transform, "bilinear", "wrap"),
               np.zeros((1, 2, 3, 0)), order=1)  # no channels
+
+
+def test_affine_layers_trace_and_draw_anew_at_each_call():
+    """The sampling plan is ops (ops/image.py): a traced step replays it on each
+    call's newly drawn transforms, without running eagerly (it warned and ran
+    eagerly when the plan was NumPy on the traced transforms)."""
+    images = np.random.default_rng(6).random((3, 6, 5, 2)).astype(np.float32)
+    for layer in (layers.RandomRotation(0.3, seed=1), layers.RandomZoom(0.4, seed=2),
+                  layers.RandomTranslation(0.3, 0.3, seed=3)):
+        step = tf.function(lambda x, layer=layer: layer(x, training=True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a fallback to eager warns
+            outputs = [step(images).numpy() for _ in range(3)]
+        assert step.experimental_get_tracing_count() == 1
+        assert not np.array_equal(outputs[1], outputs[2]), layer.name  # new transforms
+        assert outputs[2].shape == images.shape
+
+
+def test_affine_transform_names_transforms_of_a_wrong_shape():
+    images = np.zeros((2, 3, 3, 1), np.float32)
+    with pytest.raises(ValueError, match=r"transforms of shape \(3, 8\) for a batch of 2"):
+        affine_transform(images, np.zeros((3, 8)))
+    with pytest.raises(ValueError, match=r"transforms of shape \(7,\) for a batch of 2"):
+        affine_transform(images, np.zeros(7))
+    one = affine_transform(images + 1, np.eye(3).ravel()[:8])  # one transform for all
+    np.testing.assert_array_equal(one.numpy(), images + 1)
 
 
 def test_rotation_by_a_quarter_turn_is_rot90():
