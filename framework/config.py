@@ -392,7 +392,8 @@ def get_kernel_choices():
     cores and library versions the decisions were measured for, 'decisions':
     {'gemm': {shape class: 'tapeflow' or 'blas'}, 'gemm MxKxN': the same for
     a large product measured by its own shape, 'threads': 'many' or 'one',
-    'updates': the elements from which an optimizer update runs on all threads},
+    'updates': the elements from which an optimizer update runs on all threads,
+    'pools': the same for a pooling, 'conv': direct or im2col per window class},
     'details': the timings behind them, 'forced': decisions set with
     tapeflow.runtime.calibration.force}. Makes every decision not made yet:
     read from the user cache directory, else measured (well under a second),
@@ -401,6 +402,7 @@ def get_kernel_choices():
     runtime/calibration.py."""
     from .kernels import gemm  # noqa: F401 -- registers 'gemm'; its runtime.jit 'threads'
     from .kernels import optimizers  # noqa: F401 -- registers 'updates'
+    from .kernels import pool  # noqa: F401 -- registers 'pools'
     return _calibration.decide_all()
 
 

@@ -22,9 +22,6 @@ a value under the floor, tapeflow's hold zero: either moves a weight by less tha
 1e-20 of an Adam step.
 """
 
-
-import statistics
-
 import numpy as np
 
 # runtime.jit first: it imports numba after registering the kernels' cache locator.
@@ -289,25 +286,17 @@ def _measure_updates(repeats=9, budget=0.02):
     serial, parallel = KERNELS["adam"]
     product = np.ones((96, 96), np.float32)  # 96**3 multiply-adds: OpenBLAS threads it
     coefs = tuple(np.float32(c) for c in (1e-3, 0.1, 1e-3, 1e-7, 0.0))
-    details, start = {"threads": threads}, "one"
-    for size in reversed(UPDATE_SIZES):
+
+    def timings_at(size):
         p, g, m, v = (np.full(size, 0.5, np.float32) for _ in range(4))
-        timings = calibration.time_calls(
+        return calibration.time_calls(
             {"one": lambda: serial(p, g, m, v, *coefs),
              "many": lambda: parallel(p, g, m, v, *coefs)},
             repeats=repeats, before=lambda: product @ product, budget=budget)
-        medians = details[str(size)] = {k: statistics.median(t) for k, t in timings.items()}
-        if calibration.faster(timings, default="one", margin=_UPDATE_MARGIN) != "many":
-            if size == UPDATE_SIZES[-1] and medians["many"] < medians["one"]:
-                # All threads faster at the largest size, by less than the margin: in
-                # about one fresh process in eight on a Zen 4 they won only 1.1x there
-                # (1.7x in the others), and a cached "one" would keep every update
-                # on one thread for good. The next process measures again.
-                calibration.unsure(f"all threads {medians['one'] / medians['many']:.2f}x "
-                                   f"as fast at {size} elements, under the margin")
-            break
-        start = size
-    return start, details
+
+    start, details = calibration.smallest_parallel_size(UPDATE_SIZES, timings_at,
+                                                        _UPDATE_MARGIN)
+    return start, {"threads": threads, **details}
 
 
 calibration.register("updates", _measure_updates, version=1)

@@ -6,7 +6,8 @@ max ignores them, average divides by the number of real cells (TF's rule)."""
 
 import numpy as np
 
-from ..runtime.jit import FASTMATH, prange, serial_and_parallel
+from ..runtime.jit import FASTMATH, kernel_threads, prange, serial_and_parallel  # noqa: I001
+from ..runtime import calibration  # noqa: E402
 
 __all__ = ["max_pool2d_forward", "max_pool2d_backward", "avg_pool2d_forward",
            "avg_pool2d_backward", "pick"]
@@ -114,9 +115,51 @@ max_pool2d_backward = serial_and_parallel(_max_pool2d_backward, **_OPTIONS)
 avg_pool2d_forward = serial_and_parallel(_avg_pool2d_forward, **_OPTIONS)
 avg_pool2d_backward = serial_and_parallel(_avg_pool2d_backward, **_OPTIONS)
 
-_PARALLEL_SIZE = 1_000_000  # elements read or written, above which two threads pay
+# From which size (elements read and written) a pooling runs on all the kernel
+# threads is the 'pools' decision, measured on the running machine
+# (`_measure_pools`): the max pool forward on one thread against all, after a
+# threaded BLAS product as in a step, at each of POOL_SIZES; all threads must win
+# by _POOL_MARGIN there and at every larger size. The constant it replaces
+# (1,000,000 elements, from a busy 2-core machine) kept W3's second pooling on
+# one thread on an Intel Xeon where two win 2.2x at its 598,016 elements (and
+# 1.7x at 92,160), and W3's fit ran 113.6 steps/s against 122.9 with every
+# pooling on two threads.
+POOL_SIZES = (1 << 16, 1 << 18, 1 << 20)
+_POOL_MARGIN = 0.2
+
+
+def _measure_pools(repeats=9, budget=0.02):
+    """(the smallest of POOL_SIZES from which all threads win, or "one"; the
+    median seconds per size and candidate)."""
+    threads = kernel_threads()
+    if threads < 2:
+        return "one", {"threads": threads}
+    serial, parallel = max_pool2d_forward
+    product = np.ones((96, 96), np.float32)  # 96**3 multiply-adds: OpenBLAS threads it
+
+    def timings_at(size):
+        side = max(2, int(round((size / 1.25 / (16 * 32)) ** 0.5)))  # x and out: 1.25 x
+        x = np.ones((16, side, side, 32), np.float32)
+        out = np.empty((16, side // 2, side // 2, 32), np.float32)
+        argmax = np.empty(out.shape, np.int64)
+        return calibration.time_calls(
+            {"one": lambda: serial(x, out, argmax, 2, 2, 2, 2, 0, 0),
+             "many": lambda: parallel(x, out, argmax, 2, 2, 2, 2, 0, 0)},
+            repeats=repeats, before=lambda: product @ product, budget=budget)
+
+    start, details = calibration.smallest_parallel_size(POOL_SIZES, timings_at, _POOL_MARGIN)
+    return start, {"threads": threads, **details}
+
+
+calibration.register("pools", _measure_pools, version=1)
 
 
 def pick(pair, size, batch):
-    """The serial or parallel variant of a pair for a call touching `size` elements."""
-    return pair[1] if size >= _PARALLEL_SIZE and batch > 1 else pair[0]
+    """The serial or parallel variant of a pair for a call touching `size` elements
+    (read and written) over `batch` samples: parallel from the 'pools' decision's
+    size. Calls below POOL_SIZES[0] never ask for it (toy programs measure
+    nothing) unless it is forced (runtime.calibration.force)."""
+    if batch < 2 or (size < POOL_SIZES[0] and calibration.forced_choice("pools") is None):
+        return pair[0]
+    start = calibration.choice("pools")
+    return pair[1] if start != "one" and size >= start else pair[0]

@@ -240,6 +240,28 @@ def faster(timings, default, margin=MARGIN):
     return best
 
 
+def smallest_parallel_size(sizes, timings_at, margin):
+    """(the smallest of `sizes` (ascending) from which a kernel on all threads
+    ('many') beats it on one ('one') by `margin`, there and at every larger size,
+    or "one"; {str(size): medians}). `timings_at(size)` gives time_calls'
+    timings of both; measured from the largest size down, up to the first loss.
+    All threads faster at the largest size by less than the margin (in about one
+    fresh process in eight on a Zen 4 they won only 1.1x there, 1.7x in the
+    others) is `unsure`: a cached "one" would keep the kernel on one thread for
+    good, so the next process measures again."""
+    details, start = {}, "one"
+    for size in reversed(sizes):
+        timings = timings_at(size)
+        medians = details[str(size)] = {k: statistics.median(t) for k, t in timings.items()}
+        if faster(timings, default="one", margin=margin) != "many":
+            if size == sizes[-1] and medians["many"] < medians["one"]:
+                unsure(f"all threads {medians['one'] / medians['many']:.2f}x as fast at "
+                       f"{size} elements, under the margin")
+            break
+        start = size
+    return start, details
+
+
 def time_calls(candidates, repeats, before=None, budget=None, clock=None):
     """{name: [seconds, ...]}: each candidate (name -> callable) called `repeats`
     times after a first untimed call of each and one warm-up round, the

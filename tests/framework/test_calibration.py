@@ -509,7 +509,7 @@ def test_forcing_overrides_the_measurement_without_the_environment(cache, monkey
 
 def test_get_kernel_choices_names_the_machine_and_the_decisions(cache):
     forced = {"gemm": "blas", "threads": "one", "blas_spin": "long", "conv": "im2col",
-              "updates": 1 << 16}
+              "updates": 1 << 16, "pools": 1 << 18}
     with calibration.forced(**forced):
         choices = tf.config.experimental.get_kernel_choices()
     assert choices["machine"]["cpu"] == calibration.cpu_model()
@@ -524,7 +524,7 @@ def test_get_kernel_choices_names_the_machine_and_the_decisions(cache):
 def test_get_kernel_choices_measures_what_is_not_decided(cache, monkeypatch):
     fake = _fake_timings({"tall-large"})
     monkeypatch.setattr(calibration, "time_calls", fake)
-    with calibration.forced(threads="many", updates="one"):
+    with calibration.forced(threads="many", updates="one", pools="one"):
         choices = tf.config.experimental.get_kernel_choices()
     assert choices["decisions"]["gemm"]["tall-large"] == "tapeflow"
     assert choices["decisions"]["gemm"]["short-large"] == "blas"

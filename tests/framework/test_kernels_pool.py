@@ -101,3 +101,56 @@ def test_avg_pool_kernels_match_reference_and_are_adjoint(seed, dtype, variant):
     dx = _k.avg_pool2d_backward[variant](g, np.full(xs, np.nan, dtype), *ks, *st,
                                          pads[0][0], pads[1][0])
     np.testing.assert_allclose(np.sum(dx * x), np.sum(g * out), rtol=tol * 10, atol=tol * 10)
+
+
+# -- the 'pools' decision: from which size a pooling runs on all threads ---------------------
+
+def test_the_pools_decision_times_the_max_pool_at_each_size(monkeypatch):
+    """_measure_pools gives calibration.smallest_parallel_size (the rule 'updates'
+    shares, tested there) POOL_SIZES and, at each, the max pool forward on one
+    thread and on all, on an input and output of about that many elements."""
+    from tapeflow.runtime import calibration
+    monkeypatch.setattr(_k, "kernel_threads", lambda: 4)
+    calls = []
+    monkeypatch.setattr(_k, "max_pool2d_forward", tuple(
+        (lambda x, out, *rest, which=which: calls.append((which, x.size + out.size)))
+        for which in ("one", "many")))
+    monkeypatch.setattr(calibration, "time_calls", lambda candidates, **options: {
+        name: [call() or 1.0] for name, call in candidates.items()})
+
+    def smallest(sizes, timings_at, margin):
+        assert sizes == _k.POOL_SIZES and margin == _k._POOL_MARGIN
+        for size in sizes:
+            calls.clear()
+            assert set(timings_at(size)) == {"one", "many"}
+            assert [which for which, _ in calls] == ["one", "many"]
+            assert 0.8 * size <= calls[0][1] == calls[1][1] <= 1.2 * size
+        return 1 << 18, {"measured": True}
+
+    monkeypatch.setattr(calibration, "smallest_parallel_size", smallest)
+    assert _k._measure_pools() == (1 << 18, {"threads": 4, "measured": True})
+
+
+def test_the_pools_decision_is_one_thread_on_one_core(monkeypatch):
+    monkeypatch.setattr(_k, "kernel_threads", lambda: 1)
+    assert _k._measure_pools() == ("one", {"threads": 1})
+
+
+def test_pick_follows_the_pools_decision_and_small_calls_never_ask(monkeypatch):
+    from tapeflow.runtime import calibration
+    pair = ("serial", "parallel")
+
+    def measured(name):
+        raise AssertionError(f"{name} was asked for")
+
+    monkeypatch.setattr(calibration, "choice", measured)
+    assert _k.pick(pair, _k.POOL_SIZES[0] - 1, batch=64) == "serial"
+    assert _k.pick(pair, 10**9, batch=1) == "serial"  # one sample: nothing to split
+    monkeypatch.undo()
+    with calibration.forced(pools=1 << 18):
+        assert _k.pick(pair, 1 << 18, batch=2) == "parallel"
+        assert _k.pick(pair, (1 << 18) - 1, batch=2) == "serial"
+    with calibration.forced(pools="one"):
+        assert _k.pick(pair, 10**9, batch=64) == "serial"
+    with calibration.forced(pools=8):  # a forced decision counts at every size
+        assert _k.pick(pair, 8, batch=2) == "parallel"
