@@ -29,6 +29,7 @@ class FunctionalGraph:
                                  f"inputs, got {t!r}.")
         self.nodes = self._topological_nodes()
         self.input_layers = {}  # id(input tensor) -> its InputLayerOf, in input order
+        self._listed = None  # listed_layers, once sorted
         for t in self.flat_inputs:
             self.input_layers.setdefault(id(t), InputLayerOf(t))
         reachable = {id(t) for t in self.flat_inputs}
@@ -99,15 +100,18 @@ class FunctionalGraph:
                                                          self._layer_index[id(layer)]))
 
     def listed_layers(self):
-        """A functional model's `layers`: the layers and an InputLayer per input, in
-        Keras's order (an input as deep as its deepest use, tied by first reach; one
-        that no output uses at depth 0, first there)."""
-        keyed = [((-self._layer_depth[id(layer)], self._layer_index[id(layer)]), layer)
-                 for layer in self.layers]
-        for key, layer in self.input_layers.items():
-            keyed.append(((-self._layer_depth[key], self._layer_index[key])
-                          if key in self._layer_depth else (0, -1), layer))
-        return [layer for _, layer in sorted(keyed, key=lambda entry: entry[0])]
+        """A functional model's `layers` (a new list): the layers and an InputLayer
+        per input, in Keras's order (an input as deep as its deepest use, tied by
+        first reach; one that no output uses at depth 0, first there). Sorted once:
+        the graph does not change, and code indexes `model.layers` in loops."""
+        if self._listed is None:
+            keyed = [((-self._layer_depth[id(layer)], self._layer_index[id(layer)]), layer)
+                     for layer in self.layers]
+            for key, layer in self.input_layers.items():
+                keyed.append(((-self._layer_depth[key], self._layer_index[key])
+                              if key in self._layer_depth else (0, -1), layer))
+            self._listed = tuple(layer for _, layer in sorted(keyed, key=lambda e: e[0]))
+        return list(self._listed)
 
     def _by_input_name(self, inputs):
         """A dict for a model whose inputs are a list: matched to the Inputs by name,

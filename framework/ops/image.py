@@ -55,12 +55,28 @@ def _taps(x, y, interpolation):
             (y1, x0, (y - y0) * (x1 - x)), (y1, x1, (y - y0) * (x - x0))]
 
 
+# The last plan made, (key, taps): the two ops ask for the same one in a row.
+_last_plan = [None]
+
+
 def _plan(transforms, height, width, interpolation, fill_mode):
-    """([(row, column, weight)] per tap, and where the projection is infinite)
-    for transforms (batch, 8): [a0, a1, a2, b0, b1, b2, c0, c1], mapping output
-    (x, y) to input ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x +
-    c1 y + 1 (pixel indices; x along the width)."""
-    transforms = np.asarray(transforms, np.float32)[:, :, None, None]
+    """[(row, column, weight, inside)] per tap, for transforms (batch, 8): [a0, a1,
+    a2, b0, b1, b2, c0, c1], mapping output (x, y) to input ((a0 x + a1 y + a2) / k,
+    (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1 (pixel indices; x along the
+    width); `inside`: the tap reads the image and the projection is finite. Made
+    once for `projective_taps` and `projective_weights` of the same transforms."""
+    transforms = np.asarray(transforms, np.float32)
+    key = (transforms.tobytes(), transforms.shape, height, width, interpolation, fill_mode)
+    last = _last_plan[0]
+    if last is not None and last[0] == key:
+        return last[1]
+    taps = _make_plan(transforms, height, width, interpolation, fill_mode)
+    _last_plan[0] = (key, taps)  # one assignment: a thread reads the old or the new
+    return taps
+
+
+def _make_plan(transforms, height, width, interpolation, fill_mode):
+    transforms = transforms[:, :, None, None]
     grid_y, grid_x = np.meshgrid(np.arange(height, dtype=np.float32),
                                  np.arange(width, dtype=np.float32), indexing="ij")
     a0, a1, a2, b0, b1, b2, c0, c1 = (transforms[:, i] for i in range(8))

@@ -267,6 +267,22 @@ def test_affine_layers_trace_and_draw_anew_at_each_call():
         assert outputs[2].shape == images.shape
 
 
+def test_affine_transform_makes_its_sampling_plan_once(monkeypatch):
+    """projective_taps and projective_weights share one plan of the same transforms."""
+    from tapeflow.ops import image
+    made = []
+    real = image._make_plan
+    monkeypatch.setattr(image, "_make_plan", lambda *a: made.append(1) or real(*a))
+    images = np.random.default_rng(8).random((2, 4, 5, 1)).astype(np.float32)
+    transforms = rotation_matrices([10.0, -20.0], 4, 5)
+    first = affine_transform(images, transforms).numpy()
+    assert len(made) == 1
+    np.testing.assert_array_equal(affine_transform(images, transforms * 1.0).numpy(), first)
+    assert len(made) == 1  # the same transforms: the plan kept
+    affine_transform(images, rotation_matrices([11.0, -20.0], 4, 5))
+    assert len(made) == 2  # new transforms: a new plan
+
+
 def test_affine_transform_names_transforms_of_a_wrong_shape():
     images = np.zeros((2, 3, 3, 1), np.float32)
     with pytest.raises(ValueError, match=r"transforms of shape \(3, 8\) for a batch of 2"):

@@ -50,6 +50,8 @@ def test_a_listed_input_layer_is_a_layer_without_weights():
     assert not isinstance(model.layers[1], keras.layers.InputLayer)
     assert model.get_layer(index=0) is first and model.get_layer("pixels") is first
     assert model.layers[0] is first  # the same object at every call: its flags stay
+    model.layers.pop()  # a new list at every call, as Keras's
+    assert [layer.name for layer in model.layers] == ["pixels", "dense"]
     assert first.output is x and first.input is x
     assert first.weights == [] and first.trainable_weights == [] and first.get_weights() == []
     assert first.count_params() == 0 and first.built
