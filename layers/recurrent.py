@@ -290,8 +290,7 @@ class RNN(Layer):
                 recurrent_mask = _dropout_mask((batch, cell.units), cell.recurrent_dropout,
                                                x._value.dtype)
         if fast and _fused_allowed():
-            fused = cell.fused(cell.project(x), states, masks, recurrent_mask,
-                               self.zero_output_for_mask)
+            fused = cell.fused(x, states, masks, recurrent_mask, self.zero_output_for_mask)
             if fused is not None:
                 return self._fused_outputs(fused, cell.units, len(states))
         sequence = _unstack_time(cell.project(x) if fast else x)

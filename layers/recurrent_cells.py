@@ -128,11 +128,11 @@ class _Cell(Layer):
     def _bias_init(self):
         return self.bias_initializer
 
-    def project(self, inputs):
+    def project(self, inputs, with_bias=True):
         """inputs (..., input_dim) @ kernel (+ the input bias): one matmul for all steps."""
         shape = tuple(inputs.shape)
         flat = _s.reshape(inputs, shape=(-1, shape[-1])) if len(shape) != 2 else inputs
-        bias = self._input_bias()
+        bias = self._input_bias() if with_bias else None
         out = _m.matmul(flat, self.kernel) if bias is None else _m.matmul_bias(flat, self.kernel,
                                                                                 bias)
         return _s.reshape(out, shape=shape[:-1] + (out.shape[-1],)) if len(shape) != 2 else out
@@ -143,18 +143,19 @@ class _Cell(Layer):
     def step(self, xw, states, recurrent_mask=None):
         raise NotImplementedError
 
-    def fused(self, xw, states, mask, recurrent_mask, zero_output_for_mask):
-        """All steps at once through the cell's fused op (ops/recurrent.py):
-        (batch, steps, (1 + states) * units), or None for the activations and
-        dtypes it lacks (the kernels are compiled for float32 and float64)."""
+    def fused(self, x, states, mask, recurrent_mask, zero_output_for_mask):
+        """All steps of the inputs `x` at once through the cell's fused op
+        (ops/recurrent.py): (batch, steps, (1 + states) * units), or None for the
+        activations and dtypes it lacks (the kernels are compiled for float32 and
+        float64)."""
         usual = self.activation is activations.tanh and (
             self._gates == 1 or self.recurrent_activation is activations.sigmoid)
-        if not usual or xw._value.dtype not in (np.float32, np.float64):
+        if not usual or x._value.dtype not in (np.float32, np.float64):
             return None
         attrs = {"mask": None if mask is None or mask.all() else mask,
                  "recurrent_mask": None if recurrent_mask is None else recurrent_mask._value,
                  "zero_output_for_mask": zero_output_for_mask}
-        return self._fused_call(xw, states, attrs)
+        return self._fused_call(x, states, attrs)
 
     def get_initial_state(self, batch_size=None):
         sizes = [self.state_size] if isinstance(self.state_size, int) else self.state_size
@@ -206,8 +207,9 @@ class SimpleRNNCell(_Cell):
         out = _fast(self.activation)(_m.add(xw, h))
         return out, [out]
 
-    def _fused_call(self, xw, states, attrs):
-        return _fused.simple_rnn_sequence(xw, self.recurrent_kernel, states[0], **attrs)
+    def _fused_call(self, x, states, attrs):
+        return _fused.simple_rnn_sequence(self.project(x), self.recurrent_kernel, states[0],
+                                          **attrs)
 
     def get_config(self):
         config = super().get_config()
@@ -268,8 +270,12 @@ class LSTMCell(_Cell):
         h = _m.multiply(o, act(c))
         return h, [h, c]
 
-    def _fused_call(self, xw, states, attrs):
-        return _fused.lstm_sequence(xw, self.recurrent_kernel, states[0], states[1], **attrs)
+    def _fused_call(self, x, states, attrs):
+        xw = self.project(x, with_bias=False)  # the op adds the bias at each step
+        bias = self.bias if self.bias is not None else \
+            Tensor(np.zeros(4 * self.units, xw._value.dtype))  # a constant adding nothing
+        return _fused.lstm_sequence(xw, self.recurrent_kernel, bias, states[0], states[1],
+                                    **attrs)
 
     def get_config(self):
         config = super().get_config()
@@ -328,7 +334,8 @@ class GRUCell(_Cell):
         h = _m.add(hh, _m.multiply(z, _m.subtract(h_prev, hh)))
         return h, [h]
 
-    def _fused_call(self, xw, states, attrs):
+    def _fused_call(self, x, states, attrs):
+        xw = self.project(x)
         if self.bias is not None and self.reset_after:
             bias = _s.getitem(self.bias, key=(1,))
         else:  # no recurrent bias: a constant the op adds nothing with

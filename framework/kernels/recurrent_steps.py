@@ -23,7 +23,7 @@ from numba.extending import overload  # noqa: E402
 from . import gemm  # noqa: E402
 
 __all__ = ["add_product_rows", "panels", "step_product", "masked_input", "state_before",
-           "read_step", "write_step", "store_step", "gate_blocks"]
+           "read_step", "read_step_bias", "write_step", "store_step", "gate_blocks"]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
@@ -86,6 +86,15 @@ def read_step(xw, t, z):
     for b in range(z.shape[0]):
         for j in range(z.shape[1]):
             z[b, j] = xw[b, t, j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def read_step_bias(xw, t, bias, z):
+    """z = xw[:, t] + bias: read_step with the input bias added (the LSTM's,
+    added here instead of in a pass over all of xw before the kernel)."""
+    for b in range(z.shape[0]):
+        for j in range(z.shape[1]):
+            z[b, j] = xw[b, t, j] + bias[j]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")

@@ -21,22 +21,22 @@ from . import recurrent as _k
 __all__ = ["rows_per_slice", "run"]
 
 
-def _lstm_forward(xw, kernel, h0, c0, keep, recurrent_mask, zero_output, out, pre, rows):
+def _lstm_forward(xw, kernel, bias, h0, c0, keep, recurrent_mask, zero_output, out, pre, rows):
     batch = xw.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        _k.lstm_forward(xw[lo:hi], kernel, h0[lo:hi], c0[lo:hi], keep[lo:hi],
+        _k.lstm_forward(xw[lo:hi], kernel, bias, h0[lo:hi], c0[lo:hi], keep[lo:hi],
                         recurrent_mask[lo:hi], zero_output, out[lo:hi], pre[lo:hi])
 
 
-def _lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, keep, recurrent_mask, zero_output,
-                   dz, dh0, dc0, rows):
+def _lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, bias, keep, recurrent_mask,
+                   zero_output, dz, db, dh0, dc0, rows):
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
         _k.lstm_backward(g[lo:hi], xw[lo:hi], pre[lo:hi], out[lo:hi], h0[lo:hi], c0[lo:hi],
-                         kernel, kernel_t, keep[lo:hi], recurrent_mask[lo:hi], zero_output,
-                         dz[lo:hi], dh0[lo:hi], dc0[lo:hi])
+                         kernel, kernel_t, bias, keep[lo:hi], recurrent_mask[lo:hi],
+                         zero_output, dz[lo:hi], db[lo:hi], dh0[lo:hi], dc0[lo:hi])
 
 
 def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out,
@@ -85,8 +85,8 @@ def _pair(fn):
 # the positions of the arguments whose leading axis is the batch; gru_backward's
 # `rh_steps`, position 14, is one of them without reset_after, position 11)
 SLICED = {
-    _k.lstm_forward: (_pair(_lstm_forward), (0, 2, 3, 4, 5, 7, 8)),
-    _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 3, 4, 5, 8, 9, 11, 12, 13)),
+    _k.lstm_forward: (_pair(_lstm_forward), (0, 3, 4, 5, 6, 8, 9)),
+    _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 3, 4, 5, 9, 10, 12, 13, 14, 15)),
     _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8, 9)),
     _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 4, 8, 9, 12, 15)),
     _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 2, 3, 4, 6)),
@@ -95,7 +95,7 @@ SLICED = {
 
 
 # kernel -> (the position of what its forward kept (pre), that of xw): (B, 0 or T, xw's width)
-KEPT = {_k.lstm_forward: (8, 0), _k.lstm_backward: (2, 1), _k.gru_forward: (9, 0),
+KEPT = {_k.lstm_forward: (9, 0), _k.lstm_backward: (2, 1), _k.gru_forward: (9, 0),
         _k.gru_backward: (2, 1)}
 
 

@@ -13,10 +13,12 @@ assigned in place since, see `_kept`), as the forward did, on each thread's
 rows (for W8's LSTM(64) on the Zen 4, 2 x 300 us in parallel against a 344 us
 product over all steps, its 1.6 MB sum with xw and the c states' shifted copy
 in the op); the SimpleRNN's after its states are recomputed in one vectorised
-NumPy pass (one product h_prev @ U over all steps). The input projection x @ W + b of
-all steps stays a product before the op (layers/recurrent_cells.py,
-matmul_bias), and the recurrent kernel's gradient is one matmul over all
-steps, so dW, dU and dx are one product each.
+NumPy pass (one product h_prev @ U over all steps). The input projection x @ W
+of all steps stays a product before the op (layers/recurrent_cells.py; the
+GRU's and SimpleRNN's with their input bias added in place, matmul_bias; the
+LSTM's bias is the op's input, added and its gradient summed in the
+kernels), and the recurrent kernel's gradient is one matmul over all steps,
+so dW, dU and dx are one product each.
 
 Each op takes the projected inputs `xw` (batch, steps, gates * units) and
 returns one array (batch, steps, (1 + states) * units): per step the output,
@@ -178,10 +180,14 @@ def _sum_steps(a, b):
 # --------------------------------------------------------------------- LSTM
 
 @defop(name="lstm_sequence")
-def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
+def lstm_sequence(xw, recurrent_kernel, bias, h0, c0, mask=None, recurrent_mask=None,
                   zero_output_for_mask=False):
-    """Keras's LSTM over all steps: xw (B, T, 4U), recurrent_kernel (U, 4U),
-    h0, c0 (B, U) -> (B, T, 3U): output, h, c per step."""
+    """Keras's LSTM over all steps: xw (B, T, 4U) the input projection x @ W
+    without the bias, recurrent_kernel (U, 4U), bias (4U,), h0, c0 (B, U) ->
+    (B, T, 3U): output, h, c per step. The kernels add the bias at each step
+    and sum its gradient there: as a pass of its own over all of xw and of
+    dz, each took longer than the kernels' share (W8's LSTM(64) on the Xeon:
+    79 and 138 us of a 4 ms step)."""
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
@@ -190,30 +196,32 @@ def lstm_sequence(xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
     kept = backward_follows()
     pre = np.empty((batch, steps if kept else 0, 4 * u), dt)
     recurrent_threads.run(kernels.lstm_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
-                          _plain(h0, dt), _plain(c0, dt),
+                          _plain(bias, dt), _plain(h0, dt), _plain(c0, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), out, pre)
     if kept:
-        _keep(out, (xw, recurrent_kernel, h0, c0, mask, recurrent_mask), [recurrent_kernel],
-              pre)
+        _keep(out, (xw, recurrent_kernel, bias, h0, c0, mask, recurrent_mask),
+              [recurrent_kernel, bias], pre)
     return out
 
 
-def _lstm_backward(g, out, xw, recurrent_kernel, h0, c0, mask=None, recurrent_mask=None,
+def _lstm_backward(g, out, xw, recurrent_kernel, bias, h0, c0, mask=None, recurrent_mask=None,
                    zero_output_for_mask=False, *, into):
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
-    dz, d_kernel, dh0, dc0 = into
-    operands = (xw, recurrent_kernel, h0, c0, mask, recurrent_mask)
-    pre = _kept(out, operands, [recurrent_kernel], (batch, 0, 4 * u))
+    dz, d_kernel, d_bias, dh0, dc0 = into
+    operands = (xw, recurrent_kernel, bias, h0, c0, mask, recurrent_mask)
+    pre = _kept(out, operands, [recurrent_kernel, bias], (batch, 0, 4 * u))
+    db_rows = np.zeros((batch, 4 * u), dt)  # each row's sum over the steps
     recurrent_threads.run(kernels.lstm_backward, _plain(g, dt), _plain(xw, dt), pre,
                           _plain(out, dt),
                           _plain(h0, dt), _plain(c0, dt), _plain(recurrent_kernel, dt),
-                          _plain(recurrent_kernel.T, dt),
+                          _plain(recurrent_kernel.T, dt), _plain(bias, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                          bool(zero_output_for_mask), dz, dh0, dc0)
+                          bool(zero_output_for_mask), dz, db_rows, dh0, dc0)
+    d_bias[...] = db_rows.sum(axis=0, dtype=np.float64)
     h_in = _recurrent_input(_previous(h0, out[..., u:2 * u]), recurrent_mask)
     d_kernel[...] = _sum_steps(h_in, dz)
 
@@ -307,7 +315,7 @@ def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_
 
 
 # the gradients of xw, the recurrent kernel (and bias) and the initial states
-lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _lstm_backward, 4)
+lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _lstm_backward, 5)
 gru_sequence_grad = _gradient_op("gru_sequence_grad", _gru_backward, 4)
 simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _simple_rnn_backward, 3)
 lstm_sequence.defvjp_joint(_gradients(lstm_sequence_grad))

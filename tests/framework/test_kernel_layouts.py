@@ -578,13 +578,14 @@ def test_lstm_backward(spy, gemm_on):
     b, t, u = 4, 5, 8
     xw = RNG.standard_normal((b, t, 4 * u)).astype(np.float32)
     kernel = RNG.standard_normal((u, 4 * u)).astype(np.float32) * 0.3
+    bias = RNG.standard_normal(4 * u).astype(np.float32)
     h0, c0 = (RNG.standard_normal((b, u)).astype(np.float32) for _ in range(2))
     g = RNG.standard_normal((b, t, 3 * u)).astype(np.float32)
 
-    def run(xw, kernel, h0, c0, g):
-        return sequence_gradients(recurrent_ops.lstm_sequence, [xw, kernel, h0, c0], g)
-    grads = check_layouts(run, [xw, kernel, h0, c0, g], calls)
-    ref = run(*[Tensor(a.astype(np.float64)) for a in (xw, kernel, h0, c0, g)])
+    def run(xw, kernel, bias, h0, c0, g):
+        return sequence_gradients(recurrent_ops.lstm_sequence, [xw, kernel, bias, h0, c0], g)
+    grads = check_layouts(run, [xw, kernel, bias, h0, c0, g], calls)
+    ref = run(*[Tensor(a.astype(np.float64)) for a in (xw, kernel, bias, h0, c0, g)])
     for got, want in zip(grads, ref):
         np.testing.assert_allclose(got, want._value, rtol=1e-3, atol=1e-4)
 

@@ -46,7 +46,7 @@ def reference(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output, reset_af
         x, h = xw[:, t], states[0]
         h_in = h * rmask
         if cell == "lstm":
-            z = x + h_in @ kernel
+            z = x + bias + h_in @ kernel
             c = sigmoid(z[:, u:2 * u]) * states[1] + sigmoid(z[:, :u]) * np.tanh(z[:, 2 * u:3 * u])
             new = [sigmoid(z[:, 3 * u:]) * np.tanh(c), c]
         elif cell == "gru" and reset_after:
@@ -74,7 +74,7 @@ GATES = {"lstm": 4, "gru": 3, "gru_v1": 3, "simple": 1}
 def operands(cell, dtype):
     xw = RNG.standard_normal((B, T, GATES[cell] * U))
     kernel = RNG.standard_normal((U, GATES[cell] * U)) * 0.6
-    bias = RNG.standard_normal(3 * U) * 0.3
+    bias = RNG.standard_normal((4 if cell == "lstm" else 3) * U) * 0.3  # the LSTM's or the GRU's
     h0, c0 = RNG.standard_normal((B, U)), RNG.standard_normal((B, U))
     rmask = np.where(RNG.random((B, U)) < 0.3, 0.0, 1 / 0.7)
     return [a.astype(dtype) for a in (xw, kernel, bias, h0, c0, rmask)]
@@ -84,7 +84,7 @@ def forward(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output):
     """The forward kernel's result."""
     out = np.empty((B, xw.shape[1], (3 if cell == "lstm" else 2) * U), xw.dtype)
     if cell == "lstm":
-        kernels.lstm_forward(xw, kernel, h0, c0, keep, rmask, zero_output, out,
+        kernels.lstm_forward(xw, kernel, bias, h0, c0, keep, rmask, zero_output, out,
                              np.empty((B, 0, 4 * U), xw.dtype))
     elif cell == "simple":
         kernels.simple_rnn_forward(xw, kernel, h0, keep, rmask, zero_output, out)
@@ -124,8 +124,13 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
     if cell == "lstm":
         dz, d_c0 = np.empty_like(xw), np.empty_like(c0)
         pre = np.empty((B, 0, 4 * u), xw.dtype)
-        args = [lay(a, how) for a in (g, xw, pre, out, h0, c0, kernel, kernel_t, keep, rmask)]
-        kernels.lstm_backward(*args, zero_output, dz, d_h0, d_c0)
+        db = np.zeros((B, 4 * u), xw.dtype)
+        args = [lay(a, how) for a in (g, xw, pre, out, h0, c0, kernel, kernel_t, bias, keep,
+                                      rmask)]
+        kernels.lstm_backward(*args, zero_output, dz, db, d_h0, d_c0)
+        # each row's bias gradient: its dz summed over the steps (z = xw + bias + ...)
+        np.testing.assert_allclose(db, dz.sum(axis=1),
+                                   rtol=1e-12 if xw.dtype == np.float64 else 1e-5, atol=1e-6)
         return dz, d_h0, d_c0
     if cell == "simple":
         h_new = np.tanh(xw + h_in @ kernel)
@@ -179,13 +184,13 @@ def test_lstm_keeps_its_gates_for_the_backward(how, dtype, zero_output):
     them gives the bits it gives computing them again from the forward's out."""
     xw, kernel, bias, h0, c0, rmask = operands("lstm", dtype)
     out, pre = np.empty((B, T, 3 * U), dtype), np.full((B, T, 4 * U), np.nan, dtype)
-    kernels.lstm_forward(*[lay(a, how) for a in (xw, kernel, h0, c0, KEEP, rmask)],
+    kernels.lstm_forward(*[lay(a, how) for a in (xw, kernel, bias, h0, c0, KEEP, rmask)],
                          zero_output, out, pre)
-    wide = [a.astype(np.float64) for a in (xw, kernel, h0, c0, rmask)]
-    ref = reference("lstm", wide[0], wide[1], None, wide[2], wide[3], KEEP, wide[4],
+    wide = [a.astype(np.float64) for a in (xw, kernel, h0, c0, rmask, bias)]
+    ref = reference("lstm", wide[0], wide[1], wide[5], wide[2], wide[3], KEEP, wide[4],
                     zero_output)
     h_prev = np.concatenate([wide[2][:, None], ref[:, :-1, U:2 * U]], axis=1)
-    z = wide[0] + (h_prev * wide[4][:, None]) @ wide[1]
+    z = wide[0] + wide[5] + (h_prev * wide[4][:, None]) @ wide[1]
     gates = 1 / (1 + np.exp(-z))
     gates[..., 2 * U:3 * U] = np.tanh(z[..., 2 * U:3 * U])
     tol = 1e-12 if dtype == np.float64 else 2e-5
@@ -194,10 +199,12 @@ def test_lstm_keeps_its_gates_for_the_backward(how, dtype, zero_output):
     grads = []
     for kept in (pre, np.empty((B, 0, 4 * U), dtype)):
         dz, d_h0, d_c0 = np.empty_like(xw), np.empty_like(h0), np.empty_like(c0)
-        operands_ = (g, xw, kept, out, h0, c0, kernel, np.ascontiguousarray(kernel.T), KEEP,
-                     rmask)
-        kernels.lstm_backward(*[lay(a, how) for a in operands_], zero_output, dz, d_h0, d_c0)
-        grads.append((dz, d_h0, d_c0))
+        db = np.zeros((B, 4 * U), dtype)
+        operands_ = (g, xw, kept, out, h0, c0, kernel, np.ascontiguousarray(kernel.T), bias,
+                     KEEP, rmask)
+        kernels.lstm_backward(*[lay(a, how) for a in operands_], zero_output, dz, db, d_h0,
+                              d_c0)
+        grads.append((dz, db, d_h0, d_c0))
     for read, again in zip(*grads):
         np.testing.assert_array_equal(read, again)
 
@@ -250,7 +257,8 @@ def test_the_backward_reads_each_step_of_what_the_forward_kept(cell):
     kernel_t = np.ascontiguousarray(kernel.T)
     pre = np.empty((B, T, gates * U))
     if cell == "lstm":
-        kernels.lstm_forward(xw, kernel, h0, c0, KEEP, rmask, False, np.empty_like(out), pre)
+        kernels.lstm_forward(xw, kernel, bias, h0, c0, KEEP, rmask, False, np.empty_like(out),
+                             pre)
     else:
         kernels.gru_forward(xw, kernel, bias, h0, KEEP, rmask, False, cell == "gru",
                             np.empty_like(out), pre)
@@ -258,8 +266,9 @@ def test_the_backward_reads_each_step_of_what_the_forward_kept(cell):
     def dxw(pre):
         if cell == "lstm":
             dz = np.empty_like(xw)
-            kernels.lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, KEEP, rmask,
-                                  False, dz, np.empty_like(h0), np.empty_like(c0))
+            kernels.lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, bias, KEEP, rmask,
+                                  False, dz, np.zeros((B, 4 * U)), np.empty_like(h0),
+                                  np.empty_like(c0))
             return dz
         dx, rh = np.empty_like(xw), np.empty((0, 0, 0) if cell == "gru" else (B, T, U))
         kernels.gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, KEEP, rmask, False,

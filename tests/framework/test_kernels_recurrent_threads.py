@@ -24,19 +24,19 @@ def _operands(name, batch, dtype, reset_after=True):
     keep = RNG.random((batch, T)) < 0.8
     rmask = np.where(RNG.random((batch, U)) < 0.3, 0.0, 1 / 0.7).astype(dtype)
     empty = np.zeros((0, 0, 0), dtype)
-    if name == "lstm_forward":  # keeping the gates (position 8)
-        args = [a(batch, T, 4 * U), a(U, 4 * U, scale=0.4), a(batch, U), a(batch, U), keep,
-                rmask, False, np.empty((batch, T, 3 * U), dtype),
+    if name == "lstm_forward":  # keeping the gates (position 9)
+        args = [a(batch, T, 4 * U), a(U, 4 * U, scale=0.4), a(4 * U), a(batch, U), a(batch, U),
+                keep, rmask, False, np.empty((batch, T, 3 * U), dtype),
                 np.empty((batch, T, 4 * U), dtype)]
-        return kernels.lstm_forward, args, (7, 8)
+        return kernels.lstm_forward, args, (8, 9)
     if name in ("lstm_backward", "lstm_backward_kept"):  # computing them again, or reading
         kernel = a(U, 4 * U, scale=0.4)
         pre = a(batch, T, 4 * U) if name.endswith("kept") else np.empty((batch, 0, 4 * U), dtype)
         args = [a(batch, T, 3 * U), a(batch, T, 4 * U), pre, a(batch, T, 3 * U), a(batch, U),
-                a(batch, U), kernel, np.ascontiguousarray(kernel.T), keep, rmask, True,
-                np.empty((batch, T, 4 * U), dtype), np.empty((batch, U), dtype),
-                np.empty((batch, U), dtype)]
-        return kernels.lstm_backward, args, (11, 12, 13)
+                a(batch, U), kernel, np.ascontiguousarray(kernel.T), a(4 * U), keep, rmask, True,
+                np.empty((batch, T, 4 * U), dtype), np.zeros((batch, 4 * U), dtype),
+                np.empty((batch, U), dtype), np.empty((batch, U), dtype)]
+        return kernels.lstm_backward, args, (12, 13, 14, 15)
     if name == "gru_forward":  # keeping the recurrent products (position 9)
         args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(batch, U), keep, rmask,
                 False, reset_after, np.empty((batch, T, 2 * U), dtype),
@@ -69,24 +69,29 @@ def _written(args, outputs):
     return [args[i].copy() for i in outputs]
 
 
+def _run(variant, kernel, args, outputs, *rows):
+    """What variant(*args, *rows) writes, every output first set to NaN (each
+    element must be written), but the LSTM backward's bias gradient, which the
+    kernel adds to: set to zeros."""
+    for i in outputs:
+        args[i][...] = 0 if (kernel, i) == (kernels.lstm_backward, 13) else np.nan
+    variant(*args, *rows)
+    return _written(args, outputs)
+
+
 @pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("batch", [20, 40])
 def test_slices_give_the_one_call_bits(name, dtype, batch):
     kernel, args, outputs = _operands(name, batch, dtype)
-    kernel(*args)
-    alone = _written(args, outputs)
+    alone = _run(kernel, kernel, args, outputs)
     one_thread, all_threads = threads.SLICED[kernel][0]
-    one_thread(*args, batch)
-    whole = _written(args, outputs)
+    whole = _run(one_thread, kernel, args, outputs, batch)
     for expected, got in zip(alone, whole):
         tol = (1e-12 if dtype == np.float64 else 1e-6) * np.max(np.abs(expected), initial=1.0)
         np.testing.assert_allclose(got, expected, rtol=0, atol=tol)
     for rows in sorted({gemm.ROWS, threads.rows_per_slice(batch, 2)}):
-        for i in outputs:
-            args[i][...] = np.nan  # every element must be written again
-        all_threads(*args, rows)
-        for expected, got in zip(whole, _written(args, outputs)):
+        for expected, got in zip(whole, _run(all_threads, kernel, args, outputs, rows)):
             np.testing.assert_array_equal(got, expected)
 
 
@@ -145,7 +150,8 @@ def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores
 
 
 @pytest.mark.parametrize("name, position", [
-    ("lstm_forward", 2), ("lstm_forward", 4), ("lstm_forward", 8), ("lstm_backward", 2),
+    ("lstm_forward", 3), ("lstm_forward", 5), ("lstm_forward", 9), ("lstm_backward", 2),
+    ("lstm_backward", 13),
     ("gru_forward", 9), ("gru_backward", 2), ("gru_backward", 4), ("simple_rnn_backward", 7)])
 def test_run_names_an_operand_of_another_batch(name, position):
     # The kernels check no bounds: a (1, U) state for a batch of 32 would be read past its end.

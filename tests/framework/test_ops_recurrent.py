@@ -48,12 +48,12 @@ def np_loop(step, xw, states, mask=None, zero_output_for_mask=False):
     return np.stack(rows, axis=1)
 
 
-def np_lstm(xw, kernel, h0, c0, rmask=1.0):
+def np_lstm(xw, kernel, bias, h0, c0, rmask=1.0):
     u = kernel.shape[0]
 
     def step(x, states):
         h, c = states
-        z = x + (h * rmask) @ kernel
+        z = x + bias + (h * rmask) @ kernel
         c = sigmoid(z[:, u:2 * u]) * c + sigmoid(z[:, :u]) * np.tanh(z[:, 2 * u:3 * u])
         return [sigmoid(z[:, 3 * u:]) * np.tanh(c), c]
     return step, [h0, c0]
@@ -91,7 +91,7 @@ def _call(op, *tensors, **attrs):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_values_against_numpy(layout, masked, dtype):
     xw4, xw3, xw1 = _r(2, 4, 8), _r(2, 4, 6), _r(2, 4, 2)
-    k4, k3, k1, b = _r(2, 8), _r(2, 6), _r(2, 2), _r(6)
+    k4, k3, k1, b4, b = _r(2, 8), _r(2, 6), _r(2, 2), _r(8), _r(6)
     h0, c0 = _r(2, 2), _r(2, 2)
 
     def lay(a):
@@ -103,7 +103,7 @@ def test_values_against_numpy(layout, masked, dtype):
             return wide[tuple(slice(None, None, 2) for _ in a.shape)]
         return a
     mask = MASK if masked else None
-    cases = [(lstm_sequence, (xw4, k4, h0, c0), np_lstm(xw4, k4, h0, c0), {}),
+    cases = [(lstm_sequence, (xw4, k4, b4, h0, c0), np_lstm(xw4, k4, b4, h0, c0), {}),
              (gru_sequence, (xw3, k3, b, h0), np_gru(xw3, k3, b, h0), {}),
              (gru_sequence, (xw3, k3, b, h0), np_gru(xw3, k3, b, h0, reset_after=False),
               {"reset_after": False}),
@@ -116,10 +116,10 @@ def test_values_against_numpy(layout, masked, dtype):
 
 
 def test_zero_output_and_recurrent_mask_values():
-    xw, k, h0, c0 = _r(2, 4, 8), _r(2, 8), _r(2, 2), _r(2, 2)
-    got = _call(lstm_sequence, xw, k, h0, c0, mask=MASK, recurrent_mask=RMASK,
+    xw, k, bias, h0, c0 = _r(2, 4, 8), _r(2, 8), _r(8), _r(2, 2), _r(2, 2)
+    got = _call(lstm_sequence, xw, k, bias, h0, c0, mask=MASK, recurrent_mask=RMASK,
                 zero_output_for_mask=True).numpy()
-    step, states = np_lstm(xw, k, h0, c0, rmask=RMASK)
+    step, states = np_lstm(xw, k, bias, h0, c0, rmask=RMASK)
     np.testing.assert_allclose(got, np_loop(step, xw, states, MASK, True), rtol=1e-12)
     assert np.all(got[1, :2, :2] == 0)  # masked steps output zeros
 
@@ -144,7 +144,7 @@ def test_jacobian_batched_cotangents():
 
 
 def _lstm(**attrs):
-    return lambda xw, k, h0, c0: lstm_sequence(xw, k, h0, c0, **attrs)
+    return lambda xw, k, b, h0, c0: lstm_sequence(xw, k, b, h0, c0, **attrs)
 
 
 def _gru(**attrs):
@@ -156,7 +156,7 @@ def _simple(**attrs):
 
 
 def _lstm_args(b, t):
-    return _r(b, t, 8), _r(2, 8), _r(b, 2), _r(b, 2)
+    return _r(b, t, 8), _r(2, 8), _r(8), _r(b, 2), _r(b, 2)
 
 
 def _gru_args(b, t):
@@ -174,7 +174,7 @@ GRADCHECK_CASES = [
     Case("lstm_sequence_zero_output", _lstm(mask=MASK, zero_output_for_mask=True),
          *_lstm_args(2, 4), order=1),
     Case("lstm_sequence_transposed_input",
-         lambda xw, k, h0, c0: lstm_sequence(tf.transpose(xw, [1, 0, 2]), k, h0, c0),
+         lambda xw, k, b, h0, c0: lstm_sequence(tf.transpose(xw, [1, 0, 2]), k, b, h0, c0),
          _r(4, 2, 8), *_lstm_args(2, 4)[1:], order=1),
     Case("lstm_sequence_empty_batch", _lstm(), *_lstm_args(0, 3), order=1),
     Case("lstm_sequence_no_steps", _lstm(), *_lstm_args(2, 0), order=1),
@@ -200,7 +200,7 @@ def test_gradcheck(case):
 
 
 # -- the LSTM's and the GRU's products, kept by the forward for its backward ----------------
-_PRE_POSITION = {"lstm_forward": 8, "lstm_backward": 2, "gru_forward": 9, "gru_backward": 2}
+_PRE_POSITION = {"lstm_forward": 9, "lstm_backward": 2, "gru_forward": 9, "gru_backward": 2}
 
 
 def _pre_shapes(monkeypatch):
@@ -216,8 +216,8 @@ def _pre_shapes(monkeypatch):
     return seen
 
 
-def _lstm_step(xw, k, h0, c0, g, **masks):
-    tensors = [tf.constant(a) for a in (xw, k, h0, c0)]
+def _lstm_step(xw, k, bias, h0, c0, g, **masks):
+    tensors = [tf.constant(a) for a in (xw, k, bias, h0, c0)]
     with tf.GradientTape() as tape:
         tape.watch(tensors)
         loss = tf.reduce_sum(lstm_sequence(*tensors, **masks) * g)
@@ -227,30 +227,31 @@ def _lstm_step(xw, k, h0, c0, g, **masks):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_lstm_backward_reads_what_its_forward_kept(monkeypatch, dtype):
     b, t, u = 33, 6, 4  # two slices of the batch on two threads
-    xw, k, h0, c0 = (_r(*s).astype(dtype) for s in ((b, t, 4 * u), (u, 4 * u), (b, u), (b, u)))
+    xw, k, bias, h0, c0 = (_r(*s).astype(dtype) for s in ((b, t, 4 * u), (u, 4 * u), (4 * u,),
+                                                           (b, u), (b, u)))
     g = _r(b, t, 3 * u).astype(dtype)
     masks = {"mask": _RNG.random((b, t)) < 0.8,
              "recurrent_mask": np.where(_RNG.random((b, u)) < 0.3, 0, 2).astype(dtype)}
     seen = _pre_shapes(monkeypatch)
-    kept = _lstm_step(xw, k, h0, c0, g, **masks)
+    kept = _lstm_step(xw, k, bias, h0, c0, g, **masks)
     assert seen == [("lstm_forward", (b, t, 4 * u)), ("lstm_backward", (b, t, 4 * u))]
     seen.clear()
     monkeypatch.setattr(recurrent_ops, "_kept", lambda out, operands, weights, shape:
                         np.empty(shape, out.dtype))
-    again = _lstm_step(xw, k, h0, c0, g, **masks)
+    again = _lstm_step(xw, k, bias, h0, c0, g, **masks)
     assert seen[1] == ("lstm_backward", (b, 0, 4 * u))
     for a, c in zip(kept, again):  # the same product on the same rows: the same bits
         np.testing.assert_array_equal(a, c)
 
 
 def test_lstm_keeps_nothing_untaped_and_forgets_with_its_output(monkeypatch):
-    xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    xw, k, bias, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(8), _r(2, 2), _r(2, 2)
     seen = _pre_shapes(monkeypatch)
     before = len(recurrent_ops._KEPT)
-    _call(lstm_sequence, xw, k, h0, c0)
+    _call(lstm_sequence, xw, k, bias, h0, c0)
     assert seen == [("lstm_forward", (2, 0, 8))] and len(recurrent_ops._KEPT) == before
     with tf.GradientTape() as tape:
-        out = _call(lstm_sequence, xw, k, h0, c0)
+        out = _call(lstm_sequence, xw, k, bias, h0, c0)
     assert len(recurrent_ops._KEPT) == before + 1
     del out, tape
     gc.collect()
@@ -258,21 +259,25 @@ def test_lstm_keeps_nothing_untaped_and_forgets_with_its_output(monkeypatch):
 
 
 def test_lstm_kept_pre_activations_serve_only_their_own_operands():
-    xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    xw, k, bias, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(8), _r(2, 2), _r(2, 2)
     with tf.GradientTape():
-        tensors = [tf.constant(a) for a in (xw, k, h0, c0)]
+        tensors = [tf.constant(a) for a in (xw, k, bias, h0, c0)]
         out = lstm_sequence(*tensors)._value
     operands = tuple(t._value for t in tensors) + (None, None)
-    assert recurrent_ops._kept(out, operands, [operands[1]], (2, 0, 8)).shape == (2, 3, 8)
+    weights = [operands[1], operands[2]]
+    assert recurrent_ops._kept(out, operands, weights, (2, 0, 8)).shape == (2, 3, 8)
     for i in range(len(operands)):  # another array in any place: computed again
         other = list(operands)
         other[i] = None if other[i] is not None else np.ones(1)
-        assert recurrent_ops._kept(out, tuple(other), [operands[1]], (2, 0, 8)).shape == (2, 0, 8)
-    assert recurrent_ops._kept(out, operands, [operands[1] + 1], (2, 0, 8)).shape == (2, 0, 8)
-    assert recurrent_ops._kept(np.empty(1), operands, [operands[1]], (2, 0, 8)).shape == (2, 0, 8)
+        assert recurrent_ops._kept(out, tuple(other), weights, (2, 0, 8)).shape == (2, 0, 8)
+    for i in range(2):  # a weight's values changed: computed again
+        moved = list(weights)
+        moved[i] = moved[i] + 1
+        assert recurrent_ops._kept(out, operands, moved, (2, 0, 8)).shape == (2, 0, 8)
+    assert recurrent_ops._kept(np.empty(1), operands, weights, (2, 0, 8)).shape == (2, 0, 8)
 
 
-@pytest.mark.parametrize("sequence, weight", [("lstm", 1), ("gru", 1), ("gru", 2)])
+@pytest.mark.parametrize("sequence, weight", [("lstm", 1), ("lstm", 2), ("gru", 1), ("gru", 2)])
 def test_a_weight_assigned_in_place_is_read_as_it_is(monkeypatch, sequence, weight):
     """A Variable updated in place between the forward and the backward (an
     optimizer step under a persistent tape): the kept products are not used, and
@@ -281,8 +286,7 @@ def test_a_weight_assigned_in_place_is_read_as_it_is(monkeypatch, sequence, weig
     b, t, u = 3, 5, 2
     gates = 4 if sequence == "lstm" else 3
     xw = tf.constant(_r(b, t, gates * u))
-    weights = [tf.Variable(_r(u, gates * u))] + ([] if sequence == "lstm" else
-                                                 [tf.Variable(_r(gates * u))])
+    weights = [tf.Variable(_r(u, gates * u)), tf.Variable(_r(gates * u))]  # kernel, bias
     states = [tf.constant(_r(b, u)) for _ in range(2 if sequence == "lstm" else 1)]
     op = lstm_sequence if sequence == "lstm" else gru_sequence
     moved = weights[weight - 1]
@@ -305,7 +309,7 @@ def test_a_weight_assigned_in_place_is_read_as_it_is(monkeypatch, sequence, weig
 
 
 def test_only_a_tape_in_the_calling_thread_keeps(monkeypatch):
-    xw, k, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2)
+    xw, k, bias, h0, c0 = _r(2, 3, 8), _r(2, 8), _r(8), _r(2, 2), _r(2, 2)
     recording, done = threading.Event(), threading.Event()
 
     def other_thread():
@@ -317,7 +321,7 @@ def test_only_a_tape_in_the_calling_thread_keeps(monkeypatch):
     try:
         recording.wait(10)
         seen = _pre_shapes(monkeypatch)
-        _call(lstm_sequence, xw, k, h0, c0)
+        _call(lstm_sequence, xw, k, bias, h0, c0)
         assert seen == [("lstm_forward", (2, 0, 8))]
     finally:
         done.set()
@@ -327,23 +331,24 @@ def test_only_a_tape_in_the_calling_thread_keeps(monkeypatch):
 @pytest.mark.parametrize("steps", [1, 2])
 def test_run_names_kept_products_of_another_length(steps):
     xw = np.zeros((2, 3, 8), np.float32)
-    args = [xw, np.zeros((2, 8), np.float32), np.zeros((2, 2), np.float32),
-            np.zeros((2, 2), np.float32), np.ones((2, 3), bool), np.ones((2, 2), np.float32),
-            False, np.empty((2, 3, 6), np.float32), np.empty((2, steps, 8), np.float32)]
-    with pytest.raises(ValueError, match=r"lstm_forward: argument 8 \(the kept step values\) "
+    args = [xw, np.zeros((2, 8), np.float32), np.zeros(8, np.float32),
+            np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32), np.ones((2, 3), bool),
+            np.ones((2, 2), np.float32), False, np.empty((2, 3, 6), np.float32),
+            np.empty((2, steps, 8), np.float32)]
+    with pytest.raises(ValueError, match=r"lstm_forward: argument 9 \(the kept step values\) "
                                          rf"has shape \(2, {steps}, 8\)"):
         recurrent_threads.run(recurrent_kernels.lstm_forward, *args)
 
 
 def test_a_replayed_lstm_step_keeps_its_pre_activations(monkeypatch):
-    xw, k, h0, c0 = (tf.constant(_r(*s).astype(np.float32))
-                     for s in ((4, 5, 12), (3, 12), (4, 3), (4, 3)))
+    xw, k, bias, h0, c0 = (tf.constant(_r(*s).astype(np.float32))
+                           for s in ((4, 5, 12), (3, 12), (12,), (4, 3), (4, 3)))
 
     @tf.function
     def step(xw):
         with tf.GradientTape() as tape:
             tape.watch(xw)
-            loss = tf.reduce_sum(lstm_sequence(xw, k, h0, c0) ** 2)
+            loss = tf.reduce_sum(lstm_sequence(xw, k, bias, h0, c0) ** 2)
         return tape.gradient(loss, xw)
     first = step(xw).numpy()
     seen = _pre_shapes(monkeypatch)
@@ -380,7 +385,7 @@ def test_gru_backward_reads_what_its_forward_kept(monkeypatch, reset_after):
 
 
 def test_a_kept_entry_holds_the_operands_weakly():
-    tensors = [tf.constant(a) for a in (_r(2, 3, 8), _r(2, 8), _r(2, 2), _r(2, 2))]
+    tensors = [tf.constant(a) for a in (_r(2, 3, 8), _r(2, 8), _r(8), _r(2, 2), _r(2, 2))]
     with tf.GradientTape() as tape:
         out = lstm_sequence(*tensors)
     xw = weakref.ref(tensors[0]._value)
