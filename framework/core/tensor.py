@@ -218,7 +218,7 @@ class Variable(Tensor):
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(initial_value, dtype=dtype)._value
-        self._value = np.array(value, copy=True)  # always an owned, writeable ndarray
+        self._value = np.array(value, copy=True, order="C")  # owned; C: the kernels' order
         if shape is not None and tuple(shape) != self._value.shape and all(
                 d is not None for d in shape):
             raise ValueError(f"Variable {name!r}: the initial value has shape "

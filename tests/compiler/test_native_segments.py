@@ -309,8 +309,9 @@ def test_generated_updates_flush_small_slots_as_eager(kernel, monkeypatch):
     variables = [tf.Variable(np.ones((8, 5), np.float32)),  # the kernel's
                  tf.Variable(np.ones(3, np.float32)), tf.Variable(np.float32(1.0))]
     if kernel != "adam":  # (Adam's written-out loop reshapes: Numba cannot on a strided array)
-        variables.append(tf.Variable(np.ones((50, 40), np.float32).T))  # written out
-        assert not variables[-1]._value.flags.c_contiguous
+        strided = tf.Variable(np.ones((40, 50), np.float32))  # written out: a Variable holds
+        strided._value = np.ones((50, 40), np.float32).T  # C order, an array set in may not
+        variables.append(strided)
     optimizer = tf.keras.optimizers.Adam(0.1) if kernel == "adam" else \
         tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=kernel == "sgd_nesterov")
     optimizer.build(variables)

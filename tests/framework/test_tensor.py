@@ -153,6 +153,19 @@ def test_variable_assign_rules():
     assert not tf.Variable(1.0, trainable=False).trainable
 
 
+def test_a_variable_holds_its_value_in_c_order():
+    # The kernels that update Variables in place are compiled for C order: an
+    # F-ordered initial value (Orthogonal's, an LSTM's recurrent kernel) is copied
+    # into one, with its values.
+    fortran = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    v = tf.Variable(fortran)
+    assert v._value.flags.c_contiguous and v._value.flags.owndata
+    np.testing.assert_array_equal(v.numpy(), fortran)
+    recurrent = tf.keras.initializers.Orthogonal(seed=1)((4, 16))
+    assert not recurrent._value.flags.c_contiguous  # (the initializer's own layout)
+    assert tf.Variable(recurrent)._value.flags.c_contiguous
+
+
 def test_reads_of_a_variable_do_not_change_with_it():
     v = tf.Variable([1.0, 2.0])
     snapshot = tf.identity(v)
