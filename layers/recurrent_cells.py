@@ -208,8 +208,10 @@ class SimpleRNNCell(_Cell):
         return out, [out]
 
     def _fused_call(self, x, states, attrs):
-        return _fused.simple_rnn_sequence(self.project(x), self.recurrent_kernel, states[0],
-                                          **attrs)
+        xw = self.project(x, with_bias=False)  # the op adds the bias at each step
+        bias = self.bias if self.bias is not None else \
+            Tensor(np.zeros(self.units, xw._value.dtype))  # a constant adding nothing
+        return _fused.simple_rnn_sequence(xw, self.recurrent_kernel, bias, states[0], **attrs)
 
     def get_config(self):
         config = super().get_config()
@@ -335,13 +337,16 @@ class GRUCell(_Cell):
         return h, [h]
 
     def _fused_call(self, x, states, attrs):
-        xw = self.project(x)
+        xw = self.project(x, with_bias=False)  # the op adds the input bias at each step
+        zeros = Tensor(np.zeros(3 * self.units, xw._value.dtype))  # a bias adding nothing
+        bias = self._input_bias()
         if self.bias is not None and self.reset_after:
-            bias = _s.getitem(self.bias, key=(1,))
-        else:  # no recurrent bias: a constant the op adds nothing with
-            bias = Tensor(np.zeros(3 * self.units, xw._value.dtype))
-        return _fused.gru_sequence(xw, self.recurrent_kernel, bias, states[0],
-                                   reset_after=self.reset_after, **attrs)
+            recurrent_bias = _s.getitem(self.bias, key=(1,))
+        else:  # no recurrent bias
+            recurrent_bias = zeros
+        return _fused.gru_sequence(xw, self.recurrent_kernel, zeros if bias is None else bias,
+                                   recurrent_bias, states[0], reset_after=self.reset_after,
+                                   **attrs)
 
     def get_config(self):
         config = super().get_config()

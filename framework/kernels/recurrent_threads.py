@@ -39,42 +39,46 @@ def _lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, bias, keep, recurr
                          zero_output, dz[lo:hi], db[lo:hi], dh0[lo:hi], dc0[lo:hi])
 
 
-def _gru_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, reset_after, out,
-                 pre, rows):
+def _gru_forward(xw, kernel, x_bias, bias, h0, keep, recurrent_mask, zero_output, reset_after,
+                 out, pre, rows):
     batch = xw.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        _k.gru_forward(xw[lo:hi], kernel, bias, h0[lo:hi], keep[lo:hi], recurrent_mask[lo:hi],
-                       zero_output, reset_after, out[lo:hi], pre[lo:hi])
+        _k.gru_forward(xw[lo:hi], kernel, x_bias, bias, h0[lo:hi], keep[lo:hi],
+                       recurrent_mask[lo:hi], zero_output, reset_after, out[lo:hi], pre[lo:hi])
 
 
-def _gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, keep, recurrent_mask,
-                  zero_output, reset_after, dx, d_inner, rh_steps, dh0, rows):
+def _gru_backward(g, xw, pre, out, h0, kernel, kernel_t, x_bias, bias, keep, recurrent_mask,
+                  zero_output, reset_after, dx, d_inner, rh_steps, dx_bias, dh0, rows):
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
         # `d_inner` is written with reset_after only, `rh_steps` without it; the op
         # passes an empty array for the other.
         _k.gru_backward(g[lo:hi], xw[lo:hi], pre[lo:hi], out[lo:hi], h0[lo:hi], kernel,
-                        kernel_t, bias, keep[lo:hi], recurrent_mask[lo:hi], zero_output,
-                        reset_after, dx[lo:hi], d_inner[lo:hi] if reset_after else d_inner,
-                        rh_steps if reset_after else rh_steps[lo:hi], dh0[lo:hi])
+                        kernel_t, x_bias, bias, keep[lo:hi], recurrent_mask[lo:hi],
+                        zero_output, reset_after, dx[lo:hi],
+                        d_inner[lo:hi] if reset_after else d_inner,
+                        rh_steps if reset_after else rh_steps[lo:hi], dx_bias[lo:hi],
+                        dh0[lo:hi])
 
 
-def _simple_rnn_forward(xw, kernel, h0, keep, recurrent_mask, zero_output, out, rows):
+def _simple_rnn_forward(xw, kernel, bias, h0, keep, recurrent_mask, zero_output, out, rows):
     batch = xw.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
-        _k.simple_rnn_forward(xw[lo:hi], kernel, h0[lo:hi], keep[lo:hi], recurrent_mask[lo:hi],
-                              zero_output, out[lo:hi])
+        _k.simple_rnn_forward(xw[lo:hi], kernel, bias, h0[lo:hi], keep[lo:hi],
+                              recurrent_mask[lo:hi], zero_output, out[lo:hi])
 
 
-def _simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, dx, dh0, rows):
+def _simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, dx, db, dh0,
+                         rows):
     batch = g.shape[0]
     for s in prange((batch + rows - 1) // rows):
         lo, hi = s * rows, min(batch, (s + 1) * rows)
         _k.simple_rnn_backward(g[lo:hi], h_new[lo:hi], kernel_t, keep[lo:hi],
-                               recurrent_mask[lo:hi], zero_output, dx[lo:hi], dh0[lo:hi])
+                               recurrent_mask[lo:hi], zero_output, dx[lo:hi], db[lo:hi],
+                               dh0[lo:hi])
 
 
 def _pair(fn):
@@ -83,19 +87,19 @@ def _pair(fn):
 
 # kernel -> ((its variant over slices of the batch on one thread, on all threads),
 # the positions of the arguments whose leading axis is the batch; gru_backward's
-# `rh_steps`, position 14, is one of them without reset_after, position 11)
+# `rh_steps`, position 15, is one of them without reset_after, position 12)
 SLICED = {
     _k.lstm_forward: (_pair(_lstm_forward), (0, 3, 4, 5, 6, 8, 9)),
     _k.lstm_backward: (_pair(_lstm_backward), (0, 1, 2, 3, 4, 5, 9, 10, 12, 13, 14, 15)),
-    _k.gru_forward: (_pair(_gru_forward), (0, 3, 4, 5, 8, 9)),
-    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 4, 8, 9, 12, 15)),
-    _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 2, 3, 4, 6)),
-    _k.simple_rnn_backward: (_pair(_simple_rnn_backward), (0, 1, 3, 4, 6, 7)),
+    _k.gru_forward: (_pair(_gru_forward), (0, 4, 5, 6, 9, 10)),
+    _k.gru_backward: (_pair(_gru_backward), (0, 1, 2, 3, 4, 9, 10, 13, 16, 17)),
+    _k.simple_rnn_forward: (_pair(_simple_rnn_forward), (0, 3, 4, 5, 7)),
+    _k.simple_rnn_backward: (_pair(_simple_rnn_backward), (0, 1, 3, 4, 6, 7, 8)),
 }
 
 
 # kernel -> (the position of what its forward kept (pre), that of xw): (B, 0 or T, xw's width)
-KEPT = {_k.lstm_forward: (9, 0), _k.lstm_backward: (2, 1), _k.gru_forward: (9, 0),
+KEPT = {_k.lstm_forward: (9, 0), _k.lstm_backward: (2, 1), _k.gru_forward: (10, 0),
         _k.gru_backward: (2, 1)}
 
 
@@ -123,7 +127,7 @@ def run(kernel, *args):
         return kernel(*args)
     batch = args[0].shape[0]
     if kernel is _k.gru_backward:  # d_inner with reset_after, rh_steps without it
-        batched += (13,) if args[11] else (14,)
+        batched += (14,) if args[12] else (15,)
     for i in batched:
         if args[i].shape[0] != batch:
             raise ValueError(f"{kernel.__name__}: argument {i} has shape {args[i].shape}, "

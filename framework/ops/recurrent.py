@@ -14,10 +14,9 @@ rows (for W8's LSTM(64) on the Zen 4, 2 x 300 us in parallel against a 344 us
 product over all steps, its 1.6 MB sum with xw and the c states' shifted copy
 in the op); the SimpleRNN's after its states are recomputed in one vectorised
 NumPy pass (one product h_prev @ U over all steps). The input projection x @ W
-of all steps stays a product before the op (layers/recurrent_cells.py; the
-GRU's and SimpleRNN's with their input bias added in place, matmul_bias; the
-LSTM's bias is the op's input, added and its gradient summed in the
-kernels), and the recurrent kernel's gradient is one matmul over all steps,
+of all steps stays a product before the op (layers/recurrent_cells.py); its
+bias is the op's input, added at each step and its gradient summed in the
+kernels; and the recurrent kernel's gradient is one matmul over all steps,
 so dW, dU and dx are one product each.
 
 Each op takes the projected inputs `xw` (batch, steps, gates * units) and
@@ -229,11 +228,13 @@ def _lstm_backward(g, out, xw, recurrent_kernel, bias, h0, c0, mask=None, recurr
 # ---------------------------------------------------------------------- GRU
 
 @defop(name="gru_sequence")
-def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_mask=None,
+def gru_sequence(xw, recurrent_kernel, bias, recurrent_bias, h0, mask=None, recurrent_mask=None,
                  zero_output_for_mask=False, reset_after=True):
-    """Keras's GRU over all steps: xw (B, T, 3U) (input bias included),
-    recurrent_kernel (U, 3U), recurrent_bias (3U,) (used with reset_after only),
-    h0 (B, U) -> (B, T, 2U): output, h per step."""
+    """Keras's GRU over all steps: xw (B, T, 3U) the input projection x @ W
+    without the bias, recurrent_kernel (U, 3U), bias (3U,) the input bias
+    (added and its gradient summed in the kernels, as the LSTM's),
+    recurrent_bias (3U,) (used with reset_after only), h0 (B, U) -> (B, T, 2U):
+    output, h per step."""
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
@@ -242,39 +243,43 @@ def gru_sequence(xw, recurrent_kernel, recurrent_bias, h0, mask=None, recurrent_
     kept = backward_follows()
     pre = np.empty((batch, steps if kept else 0, 3 * u), dt)
     recurrent_threads.run(kernels.gru_forward, _plain(xw, dt), _plain(recurrent_kernel, dt),
-                          _plain(recurrent_bias, dt), _plain(h0, dt),
+                          _plain(bias, dt), _plain(recurrent_bias, dt), _plain(h0, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), bool(reset_after), out, pre)
     if kept:
-        _keep(out, (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask),
-              [recurrent_kernel, recurrent_bias], pre)
+        _keep(out, (xw, recurrent_kernel, bias, recurrent_bias, h0, mask, recurrent_mask),
+              [recurrent_kernel, bias, recurrent_bias], pre)
     return out
 
 
-def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
+def _gru_backward(g, out, xw, recurrent_kernel, bias, recurrent_bias, h0, mask=None,
                   recurrent_mask=None, zero_output_for_mask=False, reset_after=True, *, into):
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
-    dx, d_kernel, d_bias, dh0 = into
+    dx, d_kernel, d_bias, d_recurrent_bias, dh0 = into
     # the gradient of the recurrent products (with reset_after; without, it is dx's)
     d_inner = np.empty(xw.shape if reset_after else (0, 0, 0), dt)
     rh = np.empty((0, 0, 0) if reset_after else (batch, steps, u), dt)  # r * h_in per step
-    operands = (xw, recurrent_kernel, recurrent_bias, h0, mask, recurrent_mask)
-    pre = _kept(out, operands, [recurrent_kernel, recurrent_bias], (batch, 0, 3 * u))
+    db_rows = np.zeros((batch, 3 * u), dt)  # each row's input-bias gradient over the steps
+    operands = (xw, recurrent_kernel, bias, recurrent_bias, h0, mask, recurrent_mask)
+    pre = _kept(out, operands, [recurrent_kernel, bias, recurrent_bias], (batch, 0, 3 * u))
     recurrent_threads.run(kernels.gru_backward, _plain(g, dt), _plain(xw, dt), pre,
                           _plain(out, dt),
                           _plain(h0, dt), _plain(recurrent_kernel, dt),
-                          _plain(recurrent_kernel.T, dt), _plain(recurrent_bias, dt),
+                          _plain(recurrent_kernel.T, dt), _plain(bias, dt),
+                          _plain(recurrent_bias, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                          bool(zero_output_for_mask), bool(reset_after), dx, d_inner, rh, dh0)
+                          bool(zero_output_for_mask), bool(reset_after), dx, d_inner, rh,
+                          db_rows, dh0)
+    d_bias[...] = db_rows.sum(axis=0, dtype=np.float64)
     h_in = _recurrent_input(_previous(h0, out[..., u:]), recurrent_mask)
     if reset_after:
-        d_bias[...] = d_inner.sum(axis=(0, 1))
+        d_recurrent_bias[...] = d_inner.sum(axis=(0, 1))
         d_kernel[...] = _sum_steps(h_in, d_inner)
     else:
-        d_bias[...] = 0
+        d_recurrent_bias[...] = 0
         d_kernel[:, :2 * u] = _sum_steps(h_in, dx[..., :2 * u])
         d_kernel[:, 2 * u:] = _sum_steps(rh, dx[..., 2 * u:])
 
@@ -282,42 +287,47 @@ def _gru_backward(g, out, xw, recurrent_kernel, recurrent_bias, h0, mask=None,
 # ---------------------------------------------------------------- SimpleRNN
 
 @defop(name="simple_rnn_sequence")
-def simple_rnn_sequence(xw, recurrent_kernel, h0, mask=None, recurrent_mask=None,
+def simple_rnn_sequence(xw, recurrent_kernel, bias, h0, mask=None, recurrent_mask=None,
                         zero_output_for_mask=False):
-    """Keras's SimpleRNN (tanh) over all steps: xw (B, T, U), recurrent_kernel
-    (U, U), h0 (B, U) -> (B, T, 2U): output, h per step."""
+    """Keras's SimpleRNN (tanh) over all steps: xw (B, T, U) the input projection
+    x @ W without the bias, recurrent_kernel (U, U), bias (U,) (added and its
+    gradient summed in the kernels, as the LSTM's), h0 (B, U) -> (B, T, 2U):
+    output, h per step."""
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
     out = np.empty((batch, steps, 2 * u), dt)
     recurrent_threads.run(kernels.simple_rnn_forward, _plain(xw, dt),
-                          _plain(recurrent_kernel, dt), _plain(h0, dt),
+                          _plain(recurrent_kernel, dt), _plain(bias, dt), _plain(h0, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
                           bool(zero_output_for_mask), out)
     return out
 
 
-def _simple_rnn_backward(g, out, xw, recurrent_kernel, h0, mask=None, recurrent_mask=None,
+def _simple_rnn_backward(g, out, xw, recurrent_kernel, bias, h0, mask=None, recurrent_mask=None,
                          zero_output_for_mask=False, *, into):
     from ..kernels import recurrent as kernels
     from ..kernels import recurrent_threads
 
     (batch, steps), u, dt = xw.shape[:2], recurrent_kernel.shape[0], xw.dtype
-    dx, d_kernel, dh0 = into
+    dx, d_kernel, d_bias, dh0 = into
     h_in = _recurrent_input(_previous(h0, out[..., u:]), recurrent_mask)
-    h_new = np.tanh(xw + _matmul_steps(h_in, recurrent_kernel))
+    h_new = np.tanh((xw + bias.astype(dt, copy=False)) + _matmul_steps(h_in, recurrent_kernel))
+    db_rows = np.zeros((batch, u), dt)  # each row's bias gradient over the steps
     recurrent_threads.run(kernels.simple_rnn_backward, _plain(g, dt), _plain(h_new, dt),
                           _plain(recurrent_kernel.T, dt),
                           *_masks(mask, recurrent_mask, batch, steps, u, dt),
-                          bool(zero_output_for_mask), dx, dh0)
+                          bool(zero_output_for_mask), dx, db_rows, dh0)
+    d_bias[...] = db_rows.sum(axis=0, dtype=np.float64)
     d_kernel[...] = _sum_steps(h_in, dx)
 
 
 # the gradients of xw, the recurrent kernel (and bias) and the initial states
 lstm_sequence_grad = _gradient_op("lstm_sequence_grad", _lstm_backward, 5)
-gru_sequence_grad = _gradient_op("gru_sequence_grad", _gru_backward, 4)
-simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _simple_rnn_backward, 3)
+gru_sequence_grad = _gradient_op("gru_sequence_grad", _gru_backward, 5)
+simple_rnn_sequence_grad = _gradient_op("simple_rnn_sequence_grad", _simple_rnn_backward,
+                                        4)
 lstm_sequence.defvjp_joint(_gradients(lstm_sequence_grad))
 gru_sequence.defvjp_joint(_gradients(gru_sequence_grad))
 simple_rnn_sequence.defvjp_joint(_gradients(simple_rnn_sequence_grad))

@@ -595,16 +595,16 @@ def test_gru_backward(spy, gemm_on):
     b, t, u = 4, 5, 8
     xw = RNG.standard_normal((b, t, 3 * u)).astype(np.float32)
     kernel = RNG.standard_normal((u, 3 * u)).astype(np.float32) * 0.3
-    bias = RNG.standard_normal(3 * u).astype(np.float32)
+    x_bias, bias = (RNG.standard_normal(3 * u).astype(np.float32) for _ in range(2))
     h0 = RNG.standard_normal((b, u)).astype(np.float32)
-    out_width = recurrent_ops.gru_sequence(Tensor(xw), Tensor(kernel), Tensor(bias),
-                                           Tensor(h0))._value.shape[-1]
+    out_width = recurrent_ops.gru_sequence(Tensor(xw), Tensor(kernel), Tensor(x_bias),
+                                           Tensor(bias), Tensor(h0))._value.shape[-1]
     g = RNG.standard_normal((b, t, out_width)).astype(np.float32)
 
-    def run(xw, kernel, bias, h0, g):
-        return sequence_gradients(recurrent_ops.gru_sequence, [xw, kernel, bias, h0], g)
-    grads = check_layouts(run, [xw, kernel, bias, h0, g], calls)
-    ref = run(*[Tensor(a.astype(np.float64)) for a in (xw, kernel, bias, h0, g)])
+    def run(xw, kernel, x_bias, bias, h0, g):
+        return sequence_gradients(recurrent_ops.gru_sequence, [xw, kernel, x_bias, bias, h0], g)
+    grads = check_layouts(run, [xw, kernel, x_bias, bias, h0, g], calls)
+    ref = run(*[Tensor(a.astype(np.float64)) for a in (xw, kernel, x_bias, bias, h0, g)])
     for got, want in zip(grads, ref):
         np.testing.assert_allclose(got, want._value, rtol=1e-3, atol=1e-4)
 

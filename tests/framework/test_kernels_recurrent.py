@@ -38,12 +38,16 @@ def lay(a, how):
 
 
 def reference(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output, reset_after=True):
-    """Keras's loop in NumPy: (B, T, (1 + states) * U), output then states per step."""
+    """Keras's loop in NumPy: (B, T, (1 + states) * U), output then states per step.
+    `bias`: the LSTM's; the GRU's recurrent bias (its input bias and the
+    SimpleRNN's are X_BIAS's)."""
     u = kernel.shape[0]
     states = [h0, c0] if cell == "lstm" else [h0]
     y, rows = np.zeros_like(h0), []
     for t in range(xw.shape[1]):
         x, h = xw[:, t], states[0]
+        if cell != "lstm":
+            x = x + X_BIAS[cell].astype(x.dtype)
         h_in = h * rmask
         if cell == "lstm":
             z = x + bias + h_in @ kernel
@@ -69,6 +73,12 @@ def reference(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output, reset_af
 
 
 GATES = {"lstm": 4, "gru": 3, "gru_v1": 3, "simple": 1}
+# the input biases of the GRU and the SimpleRNN, added by their kernels at each step
+X_BIAS = {"gru": RNG.standard_normal(3 * U) * 0.3, "simple": RNG.standard_normal(U) * 0.3}
+
+
+def x_bias(cell, dtype):
+    return X_BIAS[cell.replace("_v1", "")].astype(dtype)
 
 
 def operands(cell, dtype):
@@ -87,10 +97,11 @@ def forward(cell, xw, kernel, bias, h0, c0, keep, rmask, zero_output):
         kernels.lstm_forward(xw, kernel, bias, h0, c0, keep, rmask, zero_output, out,
                              np.empty((B, 0, 4 * U), xw.dtype))
     elif cell == "simple":
-        kernels.simple_rnn_forward(xw, kernel, h0, keep, rmask, zero_output, out)
+        kernels.simple_rnn_forward(xw, kernel, x_bias(cell, xw.dtype), h0, keep, rmask,
+                                   zero_output, out)
     else:
-        kernels.gru_forward(xw, kernel, bias, h0, keep, rmask, zero_output, cell == "gru", out,
-                            np.empty((B, 0, 3 * U), xw.dtype))
+        kernels.gru_forward(xw, kernel, x_bias(cell, xw.dtype), bias, h0, keep, rmask,
+                            zero_output, cell == "gru", out, np.empty((B, 0, 3 * U), xw.dtype))
     return out
 
 
@@ -111,6 +122,13 @@ def test_forward_against_numpy(how, cell, dtype, zero_output):
         assert np.all(got[~KEEP][:, :U] == 0)
 
 
+def _check_bias_sums(db, dz):
+    """Each row's input-bias gradient, as a backward kernel summed it: its dz (the
+    gradient of xw + bias + ...) over the steps."""
+    np.testing.assert_allclose(db, dz.sum(axis=1), rtol=1e-12 if dz.dtype == np.float64 else 1e-5,
+                               atol=1e-6)
+
+
 def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
     """(d xw, d h0[, d c0]) from the backward kernel, its operands built by
     NumPy from the reference forward and laid out as `how` says."""
@@ -128,25 +146,28 @@ def _backward(cell, g, xw, kernel, bias, h0, c0, keep, rmask, zero_output, how):
         args = [lay(a, how) for a in (g, xw, pre, out, h0, c0, kernel, kernel_t, bias, keep,
                                       rmask)]
         kernels.lstm_backward(*args, zero_output, dz, db, d_h0, d_c0)
-        # each row's bias gradient: its dz summed over the steps (z = xw + bias + ...)
-        np.testing.assert_allclose(db, dz.sum(axis=1),
-                                   rtol=1e-12 if xw.dtype == np.float64 else 1e-5, atol=1e-6)
+        _check_bias_sums(db, dz)
         return dz, d_h0, d_c0
     if cell == "simple":
-        h_new = np.tanh(xw + h_in @ kernel)
-        dx = np.empty_like(h_new)
+        h_new = np.tanh(xw + x_bias(cell, xw.dtype) + h_in @ kernel)
+        dx, db = np.empty_like(h_new), np.zeros((B, u), xw.dtype)
         args = [lay(a, how) for a in (g, h_new, kernel_t, keep, rmask)]
-        kernels.simple_rnn_backward(*args, zero_output, dx, d_h0)
+        kernels.simple_rnn_backward(*args, zero_output, dx, db, d_h0)
+        _check_bias_sums(db, dx)
         return dx, d_h0
     reset_after = cell == "gru"
     dx = np.empty_like(xw)
     d_inner = np.empty_like(xw) if reset_after else np.empty((0, 0, 0), xw.dtype)
     rh = np.empty((0, 0, 0) if reset_after else h_in.shape, xw.dtype)
     no_pre = np.empty((B, 0, 3 * u), xw.dtype)
-    args = [lay(a, how) for a in (g, xw, no_pre, out, h0, kernel, kernel_t, bias, keep, rmask)]
-    kernels.gru_backward(*args, zero_output, reset_after, dx, d_inner, rh, d_h0)
+    db = np.zeros((B, 3 * u), xw.dtype)
+    args = [lay(a, how) for a in (g, xw, no_pre, out, h0, kernel, kernel_t,
+                                  x_bias(cell, xw.dtype), bias, keep, rmask)]
+    kernels.gru_backward(*args, zero_output, reset_after, dx, d_inner, rh, db, d_h0)
+    _check_bias_sums(db, dx)
     if not reset_after:  # r * h_in of every step, for the op's gradient of U_h
-        r = 1 / (1 + np.exp(-(xw[..., u:2 * u] + h_in @ kernel[:, u:2 * u])))
+        r = 1 / (1 + np.exp(-(xw[..., u:2 * u] + x_bias(cell, xw.dtype)[u:2 * u]
+                              + h_in @ kernel[:, u:2 * u])))
         np.testing.assert_allclose(rh, r * h_in, rtol=1e-12 if xw.dtype == np.float64 else 1e-5)
     return dx, d_h0
 
@@ -218,7 +239,8 @@ def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_aft
     backward reading them gives the bits it gives computing them again."""
     xw, kernel, bias, h0, _, rmask = operands("gru", dtype)
     out, pre = np.empty((B, T, 2 * U), dtype), np.full((B, T, 3 * U), np.nan, dtype)
-    kernels.gru_forward(*[lay(a, how) for a in (xw, kernel, bias, h0, KEEP, rmask)], True,
+    xb = x_bias("gru", dtype)
+    kernels.gru_forward(*[lay(a, how) for a in (xw, kernel, xb, bias, h0, KEEP, rmask)], True,
                         reset_after, out, pre)
     wide = [a.astype(np.float64) for a in (xw, kernel, bias, h0, rmask)]
     ref = reference("gru", wide[0], wide[1], wide[2], wide[3], None, KEEP, wide[4], True,
@@ -227,7 +249,7 @@ def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_aft
     if reset_after:
         expected = h_in @ wide[1] + wide[2]
     else:
-        r = sigmoid(wide[0][..., U:2 * U] + h_in @ wide[1][:, U:2 * U])
+        r = sigmoid(wide[0][..., U:2 * U] + X_BIAS["gru"][U:2 * U] + h_in @ wide[1][:, U:2 * U])
         expected = np.concatenate([h_in @ wide[1][:, :2 * U], (r * h_in) @ wide[1][:, 2 * U:]],
                                   axis=-1)
     tol = 1e-12 if dtype == np.float64 else 2e-5
@@ -237,9 +259,10 @@ def test_gru_keeps_its_recurrent_products_for_the_backward(how, dtype, reset_aft
     for kept in (pre, np.empty((B, 0, 3 * U), dtype)):
         written = [np.empty_like(xw),
                    np.empty_like(xw) if reset_after else np.empty((0, 0, 0), dtype),
-                   np.empty((0, 0, 0) if reset_after else (B, T, U), dtype), np.empty_like(h0)]
-        operands_ = (g, xw, kept, out, h0, kernel, np.ascontiguousarray(kernel.T), bias, KEEP,
-                     rmask)
+                   np.empty((0, 0, 0) if reset_after else (B, T, U), dtype),
+                   np.zeros((B, 3 * U), dtype), np.empty_like(h0)]
+        operands_ = (g, xw, kept, out, h0, kernel, np.ascontiguousarray(kernel.T), xb, bias,
+                     KEEP, rmask)
         kernels.gru_backward(*[lay(a, how) for a in operands_], True, reset_after, *written)
         grads.append(written)
     for read, again in zip(*grads):
@@ -260,8 +283,8 @@ def test_the_backward_reads_each_step_of_what_the_forward_kept(cell):
         kernels.lstm_forward(xw, kernel, bias, h0, c0, KEEP, rmask, False, np.empty_like(out),
                              pre)
     else:
-        kernels.gru_forward(xw, kernel, bias, h0, KEEP, rmask, False, cell == "gru",
-                            np.empty_like(out), pre)
+        kernels.gru_forward(xw, kernel, x_bias(cell, xw.dtype), bias, h0, KEEP, rmask, False,
+                            cell == "gru", np.empty_like(out), pre)
 
     def dxw(pre):
         if cell == "lstm":
@@ -271,8 +294,9 @@ def test_the_backward_reads_each_step_of_what_the_forward_kept(cell):
                                   np.empty_like(c0))
             return dz
         dx, rh = np.empty_like(xw), np.empty((0, 0, 0) if cell == "gru" else (B, T, U))
-        kernels.gru_backward(g, xw, pre, out, h0, kernel, kernel_t, bias, KEEP, rmask, False,
-                             cell == "gru", dx, np.empty_like(xw), rh, np.empty_like(h0))
+        kernels.gru_backward(g, xw, pre, out, h0, kernel, kernel_t, x_bias(cell, xw.dtype), bias,
+                             KEEP, rmask, False, cell == "gru", dx, np.empty_like(xw), rh,
+                             np.zeros((B, 3 * U)), np.empty_like(h0))
         return dx
     t0 = 2
     moved = pre.copy()

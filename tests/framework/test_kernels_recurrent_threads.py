@@ -37,28 +37,29 @@ def _operands(name, batch, dtype, reset_after=True):
                 np.empty((batch, T, 4 * U), dtype), np.zeros((batch, 4 * U), dtype),
                 np.empty((batch, U), dtype), np.empty((batch, U), dtype)]
         return kernels.lstm_backward, args, (12, 13, 14, 15)
-    if name == "gru_forward":  # keeping the recurrent products (position 9)
-        args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(batch, U), keep, rmask,
-                False, reset_after, np.empty((batch, T, 2 * U), dtype),
+    if name == "gru_forward":  # keeping the recurrent products (position 10)
+        args = [a(batch, T, 3 * U), a(U, 3 * U, scale=0.4), a(3 * U), a(3 * U), a(batch, U), keep,
+                rmask, False, reset_after, np.empty((batch, T, 2 * U), dtype),
                 np.empty((batch, T, 3 * U), dtype)]
-        return kernels.gru_forward, args, (8, 9)
+        return kernels.gru_forward, args, (9, 10)
     if name in ("gru_backward", "gru_backward_kept"):  # computing them again, or reading
         kernel = a(U, 3 * U, scale=0.4)
         rh_steps = empty if reset_after else np.empty((batch, T, U), dtype)
         pre = a(batch, T, 3 * U) if name.endswith("kept") else np.empty((batch, 0, 3 * U), dtype)
         args = [a(batch, T, 2 * U), a(batch, T, 3 * U), pre, a(batch, T, 2 * U), a(batch, U),
-                kernel, np.ascontiguousarray(kernel.T), a(3 * U), keep, rmask, True, reset_after,
-                np.empty((batch, T, 3 * U), dtype),
+                kernel, np.ascontiguousarray(kernel.T), a(3 * U), a(3 * U), keep, rmask, True,
+                reset_after, np.empty((batch, T, 3 * U), dtype),
                 np.empty((batch, T, 3 * U), dtype) if reset_after else empty,
-                rh_steps, np.empty((batch, U), dtype)]
-        return kernels.gru_backward, args, (12, 13, 15) if reset_after else (12, 14, 15)
+                rh_steps, np.zeros((batch, 3 * U), dtype), np.empty((batch, U), dtype)]
+        return kernels.gru_backward, args, (13, 14, 16, 17) if reset_after else (13, 15, 16, 17)
     if name == "simple_rnn_forward":
-        args = [a(batch, T, U), a(U, U, scale=0.4), a(batch, U), keep, rmask, False,
+        args = [a(batch, T, U), a(U, U, scale=0.4), a(U), a(batch, U), keep, rmask, False,
                 np.empty((batch, T, 2 * U), dtype)]
-        return kernels.simple_rnn_forward, args, (6,)
+        return kernels.simple_rnn_forward, args, (7,)
     args = [a(batch, T, 2 * U), np.tanh(a(batch, T, U)), a(U, U, scale=0.4), keep, rmask, False,
-            np.empty((batch, T, U), dtype), np.empty((batch, U), dtype)]
-    return kernels.simple_rnn_backward, args, (6, 7)
+            np.empty((batch, T, U), dtype), np.zeros((batch, U), dtype),
+            np.empty((batch, U), dtype)]
+    return kernels.simple_rnn_backward, args, (6, 7, 8)
 
 
 KERNELS = ["lstm_forward", "lstm_backward", "lstm_backward_kept", "gru_forward", "gru_backward",
@@ -69,12 +70,17 @@ def _written(args, outputs):
     return [args[i].copy() for i in outputs]
 
 
+# each backward kernel's bias-gradient sums, which it adds to
+_ACCUMULATED = {kernels.lstm_backward: 13, kernels.gru_backward: 16,
+                kernels.simple_rnn_backward: 7}
+
+
 def _run(variant, kernel, args, outputs, *rows):
     """What variant(*args, *rows) writes, every output first set to NaN (each
-    element must be written), but the LSTM backward's bias gradient, which the
+    element must be written), but a backward's bias-gradient sums, which the
     kernel adds to: set to zeros."""
     for i in outputs:
-        args[i][...] = 0 if (kernel, i) == (kernels.lstm_backward, 13) else np.nan
+        args[i][...] = 0 if _ACCUMULATED.get(kernel) == i else np.nan
     variant(*args, *rows)
     return _written(args, outputs)
 
@@ -100,10 +106,8 @@ def test_gru_without_reset_after_slices_alike(dtype):
     for name in ("gru_forward", "gru_backward", "gru_backward_kept"):
         kernel, args, outputs = _operands(name, 24, dtype, reset_after=False)
         one_thread, all_threads = threads.SLICED[kernel][0]
-        one_thread(*args, 24)
-        whole = _written(args, outputs)
-        all_threads(*args, gemm.ROWS)
-        for expected, got in zip(whole, _written(args, outputs)):
+        whole = _run(one_thread, kernel, args, outputs, 24)
+        for expected, got in zip(whole, _run(all_threads, kernel, args, outputs, gemm.ROWS)):
             np.testing.assert_array_equal(got, expected)
 
 
@@ -152,7 +156,8 @@ def test_run_keeps_one_slice_when_it_cannot_cut(monkeypatch, calls, batch, cores
 @pytest.mark.parametrize("name, position", [
     ("lstm_forward", 3), ("lstm_forward", 5), ("lstm_forward", 9), ("lstm_backward", 2),
     ("lstm_backward", 13),
-    ("gru_forward", 9), ("gru_backward", 2), ("gru_backward", 4), ("simple_rnn_backward", 7)])
+    ("gru_forward", 10), ("gru_backward", 2), ("gru_backward", 4), ("gru_backward", 16),
+    ("simple_rnn_backward", 7)])
 def test_run_names_an_operand_of_another_batch(name, position):
     # The kernels check no bounds: a (1, U) state for a batch of 32 would be read past its end.
     kernel, args, _ = _operands(name, 4 * gemm.ROWS, np.float32)

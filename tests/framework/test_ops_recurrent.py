@@ -59,12 +59,13 @@ def np_lstm(xw, kernel, bias, h0, c0, rmask=1.0):
     return step, [h0, c0]
 
 
-def np_gru(xw, kernel, bias, h0, reset_after=True, rmask=1.0):
+def np_gru(xw, kernel, x_bias, bias, h0, reset_after=True, rmask=1.0):
     u = kernel.shape[0]
 
     def step(x, states):
         h = states[0]
         h_in = h * rmask
+        x = x + x_bias
         if reset_after:
             inner = h_in @ kernel + bias
             z = sigmoid(x[:, :u] + inner[:, :u])
@@ -78,8 +79,8 @@ def np_gru(xw, kernel, bias, h0, reset_after=True, rmask=1.0):
     return step, [h0]
 
 
-def np_simple(xw, kernel, h0, rmask=1.0):
-    return (lambda x, states: [np.tanh(x + (states[0] * rmask) @ kernel)]), [h0]
+def np_simple(xw, kernel, bias, h0, rmask=1.0):
+    return (lambda x, states: [np.tanh(x + bias + (states[0] * rmask) @ kernel)]), [h0]
 
 
 def _call(op, *tensors, **attrs):
@@ -92,6 +93,7 @@ def _call(op, *tensors, **attrs):
 def test_values_against_numpy(layout, masked, dtype):
     xw4, xw3, xw1 = _r(2, 4, 8), _r(2, 4, 6), _r(2, 4, 2)
     k4, k3, k1, b4, b = _r(2, 8), _r(2, 6), _r(2, 2), _r(8), _r(6)
+    b3, b1 = _r(6), _r(2)  # the GRU's and the SimpleRNN's input biases
     h0, c0 = _r(2, 2), _r(2, 2)
 
     def lay(a):
@@ -104,10 +106,10 @@ def test_values_against_numpy(layout, masked, dtype):
         return a
     mask = MASK if masked else None
     cases = [(lstm_sequence, (xw4, k4, b4, h0, c0), np_lstm(xw4, k4, b4, h0, c0), {}),
-             (gru_sequence, (xw3, k3, b, h0), np_gru(xw3, k3, b, h0), {}),
-             (gru_sequence, (xw3, k3, b, h0), np_gru(xw3, k3, b, h0, reset_after=False),
+             (gru_sequence, (xw3, k3, b3, b, h0), np_gru(xw3, k3, b3, b, h0), {}),
+             (gru_sequence, (xw3, k3, b3, b, h0), np_gru(xw3, k3, b3, b, h0, reset_after=False),
               {"reset_after": False}),
-             (simple_rnn_sequence, (xw1, k1, h0), np_simple(xw1, k1, h0), {})]
+             (simple_rnn_sequence, (xw1, k1, b1, h0), np_simple(xw1, k1, b1, h0), {})]
     tol = 1e-5 if dtype == np.float32 else 1e-12
     for op, arrays, (step, states), attrs in cases:
         got = _call(op, *[lay(a.astype(dtype)) for a in arrays], mask=mask, **attrs).numpy()
@@ -125,11 +127,12 @@ def test_zero_output_and_recurrent_mask_values():
 
 
 def test_jacobian_batched_cotangents():
-    xw, k, h0 = _r(2, 3, 2), _r(2, 2), _r(2, 2)
+    xw, k, b, h0 = _r(2, 3, 2), _r(2, 2), _r(2), _r(2, 2)
     x = tf.constant(xw)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
-        y = simple_rnn_sequence(x, tf.constant(k), tf.constant(h0), mask=MASK[:, :3])
+        y = simple_rnn_sequence(x, tf.constant(k), tf.constant(b), tf.constant(h0),
+                                mask=MASK[:, :3])
     jac = tape.jacobian(y, x).numpy()
     eps = 1e-6
     numeric = np.zeros(y.shape + x.shape)
@@ -137,8 +140,8 @@ def test_jacobian_batched_cotangents():
         up, down = xw.copy(), xw.copy()
         up[idx] += eps
         down[idx] -= eps
-        diff = (_call(simple_rnn_sequence, up, k, h0, mask=MASK[:, :3]).numpy()
-                - _call(simple_rnn_sequence, down, k, h0, mask=MASK[:, :3]).numpy())
+        diff = (_call(simple_rnn_sequence, up, k, b, h0, mask=MASK[:, :3]).numpy()
+                - _call(simple_rnn_sequence, down, k, b, h0, mask=MASK[:, :3]).numpy())
         numeric[(Ellipsis,) + idx] = diff / (2 * eps)
     np.testing.assert_allclose(jac, numeric, rtol=1e-6, atol=1e-8)
 
@@ -148,11 +151,11 @@ def _lstm(**attrs):
 
 
 def _gru(**attrs):
-    return lambda xw, k, b, h0: gru_sequence(xw, k, b, h0, **attrs)
+    return lambda xw, k, b, rb, h0: gru_sequence(xw, k, b, rb, h0, **attrs)
 
 
 def _simple(**attrs):
-    return lambda xw, k, h0: simple_rnn_sequence(xw, k, h0, **attrs)
+    return lambda xw, k, b, h0: simple_rnn_sequence(xw, k, b, h0, **attrs)
 
 
 def _lstm_args(b, t):
@@ -160,11 +163,11 @@ def _lstm_args(b, t):
 
 
 def _gru_args(b, t):
-    return _r(b, t, 6), _r(2, 6), _r(6), _r(b, 2)
+    return _r(b, t, 6), _r(2, 6), _r(6), _r(6), _r(b, 2)
 
 
 def _simple_args(b, t):
-    return _r(b, t, 2), _r(2, 2), _r(b, 2)
+    return _r(b, t, 2), _r(2, 2), _r(2), _r(b, 2)
 
 
 GRADCHECK_CASES = [
@@ -200,7 +203,7 @@ def test_gradcheck(case):
 
 
 # -- the LSTM's and the GRU's products, kept by the forward for its backward ----------------
-_PRE_POSITION = {"lstm_forward": 9, "lstm_backward": 2, "gru_forward": 9, "gru_backward": 2}
+_PRE_POSITION = {"lstm_forward": 9, "lstm_backward": 2, "gru_forward": 10, "gru_backward": 2}
 
 
 def _pre_shapes(monkeypatch):
@@ -277,7 +280,8 @@ def test_lstm_kept_pre_activations_serve_only_their_own_operands():
     assert recurrent_ops._kept(np.empty(1), operands, weights, (2, 0, 8)).shape == (2, 0, 8)
 
 
-@pytest.mark.parametrize("sequence, weight", [("lstm", 1), ("lstm", 2), ("gru", 1), ("gru", 2)])
+@pytest.mark.parametrize("sequence, weight", [("lstm", 1), ("lstm", 2), ("gru", 1), ("gru", 2),
+                                              ("gru", 3)])
 def test_a_weight_assigned_in_place_is_read_as_it_is(monkeypatch, sequence, weight):
     """A Variable updated in place between the forward and the backward (an
     optimizer step under a persistent tape): the kept products are not used, and
@@ -287,6 +291,8 @@ def test_a_weight_assigned_in_place_is_read_as_it_is(monkeypatch, sequence, weig
     gates = 4 if sequence == "lstm" else 3
     xw = tf.constant(_r(b, t, gates * u))
     weights = [tf.Variable(_r(u, gates * u)), tf.Variable(_r(gates * u))]  # kernel, bias
+    if sequence == "gru":
+        weights.append(tf.Variable(_r(gates * u)))  # the recurrent bias
     states = [tf.constant(_r(b, u)) for _ in range(2 if sequence == "lstm" else 1)]
     op = lstm_sequence if sequence == "lstm" else gru_sequence
     moved = weights[weight - 1]
@@ -360,14 +366,14 @@ def test_a_replayed_lstm_step_keeps_its_pre_activations(monkeypatch):
 @pytest.mark.parametrize("reset_after", [True, False])
 def test_gru_backward_reads_what_its_forward_kept(monkeypatch, reset_after):
     b, t, u = 33, 6, 4
-    xw, k, bias, h0 = (_r(*s).astype(np.float32) for s in ((b, t, 3 * u), (u, 3 * u), (3 * u,),
-                                                            (b, u)))
+    xw, k, x_bias, bias, h0 = (_r(*s).astype(np.float32) for s in (
+        (b, t, 3 * u), (u, 3 * u), (3 * u,), (3 * u,), (b, u)))
     g = _r(b, t, 2 * u).astype(np.float32)
     masks = {"mask": _RNG.random((b, t)) < 0.8, "reset_after": reset_after,
              "recurrent_mask": np.where(_RNG.random((b, u)) < 0.3, 0, 2).astype(np.float32)}
 
     def step():
-        tensors = [tf.constant(a) for a in (xw, k, bias, h0)]
+        tensors = [tf.constant(a) for a in (xw, k, x_bias, bias, h0)]
         with tf.GradientTape() as tape:
             tape.watch(tensors)
             loss = tf.reduce_sum(gru_sequence(*tensors, **masks) * g)
