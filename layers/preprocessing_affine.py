@@ -14,7 +14,7 @@ from ..api.array_ops import broadcast_to, cast, expand_dims, reshape
 from ..api.indexing_ops import gather
 from ..core.tensor import as_tensor
 from ..math import add, multiply
-from ..ops.image import _FILL_MODES, _INTERPOLATIONS, projective_taps, projective_weights
+from ..ops.image import FILL_MODES, INTERPOLATIONS, projective_taps, projective_weights
 from ..random import draw
 from .preprocessing_image import ImagePreprocessingLayer, factor_range
 
@@ -39,9 +39,9 @@ def affine_transform(images, transforms, interpolation="bilinear", fill_mode="co
     Raises:
         ValueError: for an unknown mode, or transforms of the wrong shape.
     """
-    if fill_mode not in _FILL_MODES or interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"affine_transform: fill_mode must be one of {_FILL_MODES} and "
-                         f"interpolation one of {_INTERPOLATIONS}. Received: "
+    if fill_mode not in FILL_MODES or interpolation not in INTERPOLATIONS:
+        raise ValueError(f"affine_transform: fill_mode must be one of {FILL_MODES} and "
+                         f"interpolation one of {INTERPOLATIONS}. Received: "
                          f"fill_mode={fill_mode!r}, interpolation={interpolation!r}")
     images = as_tensor(images)
     batch, height, width, channels = images.shape
@@ -76,12 +76,12 @@ class _AffineLayer(ImagePreprocessingLayer):
     def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
-        if fill_mode not in _FILL_MODES:
+        if fill_mode not in FILL_MODES:
             raise NotImplementedError(f"Unknown `fill_mode` {fill_mode}. Expected of one "
-                                      f"{_FILL_MODES}.")
-        if interpolation not in _INTERPOLATIONS:
+                                      f"{FILL_MODES}.")
+        if interpolation not in INTERPOLATIONS:
             raise NotImplementedError(f"Unknown `interpolation` {interpolation}. Expected of "
-                                      f"one {_INTERPOLATIONS}.")
+                                      f"one {INTERPOLATIONS}.")
         self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
 
     def call(self, inputs, training=True):

@@ -140,6 +140,11 @@ class _Cell(Layer):
     def _input_bias(self):
         return self.bias
 
+    def _bias_or_zeros(self, bias, width, like):
+        """`bias`, or for a cell without one a constant of zeros (width,) in like's
+        dtype: the fused ops add a bias, which then adds nothing."""
+        return bias if bias is not None else Tensor(np.zeros(width, like._value.dtype))
+
     def step(self, xw, states, recurrent_mask=None):
         raise NotImplementedError
 
@@ -209,9 +214,9 @@ class SimpleRNNCell(_Cell):
 
     def _fused_call(self, x, states, attrs):
         xw = self.project(x, with_bias=False)  # the op adds the bias at each step
-        bias = self.bias if self.bias is not None else \
-            Tensor(np.zeros(self.units, xw._value.dtype))  # a constant adding nothing
-        return _fused.simple_rnn_sequence(xw, self.recurrent_kernel, bias, states[0], **attrs)
+        return _fused.simple_rnn_sequence(xw, self.recurrent_kernel,
+                                          self._bias_or_zeros(self.bias, self.units, xw),
+                                          states[0], **attrs)
 
     def get_config(self):
         config = super().get_config()
@@ -274,10 +279,9 @@ class LSTMCell(_Cell):
 
     def _fused_call(self, x, states, attrs):
         xw = self.project(x, with_bias=False)  # the op adds the bias at each step
-        bias = self.bias if self.bias is not None else \
-            Tensor(np.zeros(4 * self.units, xw._value.dtype))  # a constant adding nothing
-        return _fused.lstm_sequence(xw, self.recurrent_kernel, bias, states[0], states[1],
-                                    **attrs)
+        return _fused.lstm_sequence(xw, self.recurrent_kernel,
+                                    self._bias_or_zeros(self.bias, 4 * self.units, xw),
+                                    states[0], states[1], **attrs)
 
     def get_config(self):
         config = super().get_config()
@@ -338,15 +342,12 @@ class GRUCell(_Cell):
 
     def _fused_call(self, x, states, attrs):
         xw = self.project(x, with_bias=False)  # the op adds the input bias at each step
-        zeros = Tensor(np.zeros(3 * self.units, xw._value.dtype))  # a bias adding nothing
-        bias = self._input_bias()
-        if self.bias is not None and self.reset_after:
-            recurrent_bias = _s.getitem(self.bias, key=(1,))
-        else:  # no recurrent bias
-            recurrent_bias = zeros
-        return _fused.gru_sequence(xw, self.recurrent_kernel, zeros if bias is None else bias,
-                                   recurrent_bias, states[0], reset_after=self.reset_after,
-                                   **attrs)
+        recurrent_bias = _s.getitem(self.bias, key=(1,)) \
+            if self.bias is not None and self.reset_after else None
+        return _fused.gru_sequence(xw, self.recurrent_kernel,
+                                   self._bias_or_zeros(self._input_bias(), 3 * self.units, xw),
+                                   self._bias_or_zeros(recurrent_bias, 3 * self.units, xw),
+                                   states[0], reset_after=self.reset_after, **attrs)
 
     def get_config(self):
         config = super().get_config()

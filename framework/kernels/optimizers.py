@@ -29,7 +29,7 @@ from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_par
 from ..runtime.blas_pool import get_num_threads, set_num_threads  # noqa: E402
 from ..runtime import calibration  # noqa: E402
 
-__all__ = ["KERNELS", "UPDATE_SIZES", "parallel_from", "run", "threads_for"]
+__all__ = ["KERNELS", "UPDATE_SIZES", "run", "threads_for"]
 
 # From which size an update runs on all the kernel threads is the 'updates'
 # decision, measured on the running machine (`_measure_updates`): the Adam kernel
@@ -261,20 +261,10 @@ for _name, (_one_thread, _) in KERNELS.items():
 del _name, _one_thread, _
 
 
-def parallel_from():
-    """The 'updates' decision: the elements from which an update runs on all the
-    kernel threads, or "one" (every update on one thread)."""
-    return calibration.choice("updates")
-
-
 def _on_all_threads(name, size):
     """Whether kernel `name` updates `size` elements on all the kernel threads."""
     serial, parallel = KERNELS[name]
-    if parallel is serial or (size < UPDATE_SIZES[0]
-                              and calibration.forced_choice("updates") is None):
-        return False
-    start = parallel_from()
-    return start != "one" and size >= start
+    return parallel is not serial and calibration.parallel_at("updates", size, UPDATE_SIZES[0])
 
 
 def _measure_updates(repeats=9, budget=0.02):

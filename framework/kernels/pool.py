@@ -159,7 +159,5 @@ def pick(pair, size, batch):
     (read and written) over `batch` samples: parallel from the 'pools' decision's
     size. Calls below POOL_SIZES[0] never ask for it (toy programs measure
     nothing) unless it is forced (runtime.calibration.force)."""
-    if batch < 2 or (size < POOL_SIZES[0] and calibration.forced_choice("pools") is None):
-        return pair[0]
-    start = calibration.choice("pools")
-    return pair[1] if start != "one" and size >= start else pair[0]
+    return pair[1] if batch > 1 and calibration.parallel_at("pools", size, POOL_SIZES[0]) \
+        else pair[0]

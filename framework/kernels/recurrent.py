@@ -39,8 +39,8 @@ import numpy as np  # noqa: E402
 
 from .activations import sigmoid as _sigmoid  # noqa: E402
 from .activations import tanh as _tanh  # noqa: E402
-from .recurrent_steps import (gate_blocks, write_step, masked_input, panels,  # noqa: E402
-                              state_before, step_product, read_step, read_step_bias,
+from .recurrent_steps import (add_step, gate_blocks, write_step, masked_input,  # noqa: E402
+                              panels, state_before, step_product, read_step, read_step_bias,
                               store_step)
 
 __all__ = ["lstm_forward", "lstm_backward", "gru_forward", "gru_backward",
@@ -182,10 +182,7 @@ def lstm_backward(g, xw, pre, out, h0, c0, kernel, kernel_t, bias, keep, recurre
         d_prev[:] = 0.0
         step_product(dz_step, kernel_t, packed_t, d_prev)
         write_step(dz_step, t, dz)
-        for b in range(batch):
-            db_row, dz_row = db[b], dz_step[b]
-            for j in range(4 * units):
-                db_row[j] += dz_row[j]
+        add_step(dz_step, db)
         for b in range(batch):
             for j in range(units):
                 dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]
@@ -393,10 +390,7 @@ def gru_backward(g, xw, pre, out, h0, kernel, kernel_t, x_bias, bias, keep, recu
                 for j in range(units):
                     d_prev[b, j] += d_rh[b, j] * zr[b, units + j]
         write_step(dx_step, t, dx)
-        for b in range(batch):
-            db_row, dx_row = dx_bias[b], dx_step[b]
-            for j in range(3 * units):
-                db_row[j] += dx_row[j]
+        add_step(dx_step, dx_bias)
         for b in range(batch):
             for j in range(units):
                 dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]
@@ -449,9 +443,7 @@ def simple_rnn_backward(g, h_new, kernel_t, keep, recurrent_mask, zero_output, d
                 dh[b, j] = zero if kept else d_hs
         d_prev[:] = 0.0
         step_product(dx[:, t], kernel_t, packed, d_prev)
-        for b in range(batch):
-            for j in range(units):
-                db[b, j] += dx[b, t, j]
+        add_step(dx[:, t], db)
         for b in range(batch):
             for j in range(units):
                 dh[b, j] += d_prev[b, j] * recurrent_mask[b, j]

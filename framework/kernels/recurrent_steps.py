@@ -23,7 +23,7 @@ from numba.extending import overload  # noqa: E402
 from . import gemm  # noqa: E402
 
 __all__ = ["add_product_rows", "panels", "step_product", "masked_input", "state_before",
-           "read_step", "read_step_bias", "write_step", "store_step", "gate_blocks"]
+           "read_step", "read_step_bias", "write_step", "add_step", "store_step", "gate_blocks"]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
@@ -95,6 +95,16 @@ def read_step_bias(xw, t, bias, z):
     for b in range(z.shape[0]):
         for j in range(z.shape[1]):
             z[b, j] = xw[b, t, j] + bias[j]
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def add_step(step, sums):
+    """sums += step: a backward's (B, k) step gradient added into each row's sums
+    over the steps (its input bias's gradient, summed while the step is in cache)."""
+    for b in range(step.shape[0]):
+        row, total = step[b], sums[b]
+        for j in range(step.shape[1]):
+            total[j] += row[j]
 
 
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")

@@ -218,8 +218,7 @@ def layer_entries(model):
                 continue
             used = {}
             for item in child:
-                base = _snake_case("InputLayer" if isinstance(item, InputLayer)
-                                   else type(item).__name__)
+                base = _snake_case(type(item).__name__)  # (InputLayerOf's: "InputLayer")
                 used[base] = used.get(base, -1) + 1
                 walk(item, f"{inner}/{base}" + (f"_{used[base]}" if used[base] else ""))
 

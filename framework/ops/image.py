@@ -10,10 +10,10 @@ import numpy as np
 
 from .registry import defop
 
-__all__ = ["projective_taps", "projective_weights"]
+__all__ = ["FILL_MODES", "INTERPOLATIONS", "projective_taps", "projective_weights"]
 
-_FILL_MODES = ("reflect", "wrap", "constant", "nearest")
-_INTERPOLATIONS = ("nearest", "bilinear")
+FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+INTERPOLATIONS = ("nearest", "bilinear")
 
 
 def _map_coordinates(coord, length, fill_mode):

@@ -48,8 +48,9 @@ from .atomic_files import atomic_write
 
 __all__ = ["MARGIN", "cache_path", "choice", "choices", "cpu_generation", "cpu_model",
            "decide_all", "faster", "force", "forced", "forced_choice", "forget", "identity",
-           "known", "l2_cache_bytes", "machine_busy", "numpy_blas", "register", "spread",
-           "time_calls", "unsure", "usable_cpus", "user_cache_dir"]
+           "known", "l2_cache_bytes", "machine_busy", "numpy_blas", "parallel_at", "register",
+           "smallest_parallel_size", "spread", "time_calls", "unsure", "usable_cpus",
+           "user_cache_dir"]
 
 MARGIN = 0.05  # a challenger must be this much faster than the default to be chosen
 _FORMAT = 1  # the cache file's layout; a file of another layout is measured anew
@@ -260,6 +261,17 @@ def smallest_parallel_size(sizes, timings_at, margin):
             break
         start = size
     return start, details
+
+
+def parallel_at(name, size, smallest):
+    """Whether a kernel call touching `size` elements runs on all threads by the
+    size decision `name` (smallest_parallel_size's: a size or "one"). A call below
+    `smallest`, the least size measured, never asks for the decision (toy programs
+    measure nothing) unless it is forced."""
+    if size < smallest and forced_choice(name) is None:
+        return False
+    start = choice(name)
+    return start != "one" and size >= start
 
 
 def time_calls(candidates, repeats, before=None, budget=None, clock=None):
