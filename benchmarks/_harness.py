@@ -100,8 +100,13 @@ def time_once(fn):
 
 
 COOL_DOWN = 0.25  # seconds between two timed calls (see interleave)
-# A call shorter than this gets one untimed call right before each timed one (see _rounds).
+# A call shorter than REWARM_BELOW is timed right after REWARM_FOR seconds of untimed
+# calls (see _rounds). One untimed call was not enough on an AMD Zen 4 VM
+# (2026-12-08): seed 004's compiled loop, 0.034 ms back to back, gave medians of
+# 0.07-0.29 ms from run to run, and JAX's fori_loop 0.18-0.29 ms; with 5 ms of
+# calls first, 0.039-0.043 and 0.07-0.08 ms.
 REWARM_BELOW = 0.05
+REWARM_FOR = 0.005
 
 
 def interleave(fns, repeats, warmup=1):
@@ -144,6 +149,14 @@ def interleave(fns, repeats, warmup=1):
     return samples
 
 
+def _rewarm(fn):
+    """Call `fn` untimed until REWARM_FOR seconds have passed (at least once)."""
+    end = time.perf_counter() + REWARM_FOR
+    fn()
+    while time.perf_counter() < end:
+        fn()
+
+
 def _rounds(fns, names, repeats, samples, short=()):
     for r in range(repeats):
         k = r % len(names) if names else 0
@@ -156,8 +169,8 @@ def _rounds(fns, names, repeats, samples, short=()):
                 # slower (Intel Xeon, 2026-12-07: seed 004's NumPy loop 0.12 ms back to
                 # back, 0.44-0.62 ms right after a 0.25 s sleep; spinning on the clock
                 # first did not help, running the code did): a short call is timed
-                # right after an untimed one, as in a program's loop.
-                fns[name]()
+                # right after untimed ones (REWARM_FOR), as in a program's loop.
+                _rewarm(fns[name])
             t0 = time.perf_counter()
             value = fns[name]()
             elapsed = time.perf_counter() - t0
