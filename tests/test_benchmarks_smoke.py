@@ -182,16 +182,23 @@ def test_scaling_runs_one_w2_process_on_one_core():
     assert math.isfinite(rate) and rate > 0
 
 
-def test_interleave_times_a_short_call_right_after_an_untimed_one(monkeypatch):
-    """After the cool-down sleep a short call is run once untimed, then timed; a long
-    one is timed straight away (its wake-up cost is in the noise)."""
+def _harness_module():
     sys.path.insert(0, os.path.join(REPO, "benchmarks"))
     try:
         import _harness
     finally:
         sys.path.remove(os.path.join(REPO, "benchmarks"))
+    return _harness
+
+
+def test_interleave_times_a_short_call_right_after_an_untimed_one(monkeypatch):
+    """After the cool-down sleep a short call is run untimed (at least once, for
+    REWARM_FOR seconds), then timed; a long one is timed straight away (its
+    wake-up cost is in the noise)."""
+    _harness = _harness_module()
     monkeypatch.setattr(_harness, "COOL_DOWN", 0.0)
     monkeypatch.setattr(_harness, "REWARM_BELOW", 0.02)
+    monkeypatch.setattr(_harness, "REWARM_FOR", 0.0)
     calls = {"short": 0, "long": 0}
 
     def short():
@@ -204,3 +211,16 @@ def test_interleave_times_a_short_call_right_after_an_untimed_one(monkeypatch):
     samples = _harness.interleave({"short": short, "long": long}, repeats=3, warmup=1)
     assert calls == {"short": 1 + 2 * 3, "long": 1 + 3}
     assert len(samples["short"]) == len(samples["long"]) == 3
+
+
+def test_a_short_call_is_rewarmed_for_rewarm_for_seconds(monkeypatch):
+    _harness = _harness_module()
+    monkeypatch.setattr(_harness, "COOL_DOWN", 0.0)
+    monkeypatch.setattr(_harness, "REWARM_FOR", 0.01)
+    stamps = []
+    samples = _harness.interleave(
+        {"short": lambda: stamps.append(_harness.time.perf_counter())}, repeats=2, warmup=1)
+    assert len(samples["short"]) == 2
+    # After the warm-up call, each round calls it untimed for 0.01 s, then timed once.
+    assert len(stamps) > 1 + 2 * 2
+    assert stamps[-1] - stamps[1] >= 2 * 0.01
