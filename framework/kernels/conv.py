@@ -1,7 +1,8 @@
 """conv.py: the hot loops of 2-D convolution in NHWC with (kh, kw, in, out)
 filters -- direct kernels (forward, filter gradient) and the im2col / col2im
 pair that lets a BLAS matmul do the arithmetic (the input gradient always
-goes through col2im: a direct kernel measured 1.6-2.7x slower on every shape
+goes through col2im, a batch's columns at a time here, a sample's in cache in
+conv_tiled.py: a direct kernel measured 1.6-2.7x slower on every shape
 tried, one input channel included). Plain ndarrays
 in and out; ops/conv.py picks between them by size. Geometry arguments:
 strides (sh, sw), dilations (dh, dw), padding before (pt, pl); the output
@@ -22,6 +23,7 @@ import numpy as np
 from ..runtime import calibration
 from ..runtime.jit import FASTMATH, kernel_threads, njit, prange, serial_and_parallel
 from . import conv_tiled
+from .windows import add_sample_windows, sample_windows
 
 __all__ = [
     "WINDOW_CLASSES",
@@ -231,63 +233,21 @@ def _conv2d_backward_filter_strided(x, g, partial, sh, sw, dh, dw, pt, pl, y, re
 
 
 def _im2col(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, ho, wo):
-    """cols[(n, oh, ow), (i, j, c)] = x[n, oh*sh - pt + i*dh, ow*sw - pl + j*dw, c], 0 outside.
-
-    With a unit column dilation, a filter row's taps that all fall inside read
-    kw * c_in consecutive input values: one copy instead of kw."""
-    n_batch, h, wd, c_in = x.shape
-    span = kw * c_in
-    for n in prange(n_batch):
-        flat = x[n].reshape(h, wd * c_in)
-        for oh in range(ho):
-            for ow in range(wo):
-                r = (n * ho + oh) * wo + ow
-                iw0 = ow * sw - pl
-                inside = dw == 1 and iw0 >= 0 and iw0 + kw <= wd
-                for i in range(kh):
-                    ih = oh * sh - pt + i * dh
-                    if inside and 0 <= ih < h:
-                        dst, src = cols[r, i * span:(i + 1) * span], flat[ih, iw0 * c_in:]
-                        for k in range(span):
-                            dst[k] = src[k]
-                        continue
-                    for j in range(kw):
-                        iw = iw0 + j * dw
-                        base = (i * kw + j) * c_in
-                        if ih < 0 or ih >= h or iw < 0 or iw >= wd:
-                            for c in range(c_in):
-                                cols[r, base + c] = 0
-                        else:
-                            for c in range(c_in):
-                                cols[r, base + c] = x[n, ih, iw, c]
+    """cols[(n, oh, ow), (i, j, c)] = x[n, oh*sh - pt + i*dh, ow*sw - pl + j*dw, c], 0
+    outside: each sample's windows (windows.sample_windows), for a C-contiguous x."""
+    pixels = ho * wo
+    for n in prange(x.shape[0]):
+        sample_windows(x, n, cols, n * pixels, kh, kw, sh, sw, dh, dw, pt, pl, ho, wo)
     return cols
 
 
 def _col2im(cols, dx, kh, kw, sh, sw, dh, dw, pt, pl, ho, wo):
-    """The adjoint of im2col: dx[n, ih, iw, c] = sum of the cols entries that copied it.
-
-    Tap by tap (i, j), as NumPy's strided slice adds would: the columns whose
-    input lies inside are found once per tap, so the inner loop over (ow, c) runs
-    without bounds checks (with one input channel the per-element loop was 3x
-    slower than NumPy's slice adds)."""
-    n_batch, h, wd, c_in = dx.shape
-    for n in prange(n_batch):
+    """The adjoint of im2col: dx[n, ih, iw, c] = sum of the cols entries that copied it
+    (windows.add_sample_windows, a sample a thread)."""
+    pixels = ho * wo
+    for n in prange(dx.shape[0]):
         dx[n] = 0
-        for i in range(kh):
-            for j in range(kw):
-                base = (i * kw + j) * c_in
-                off = j * dw - pl  # iw = ow * sw + off
-                ow_lo = max(0, (sw - 1 - off) // sw)
-                ow_hi = min(wo, (wd - 1 - off) // sw + 1)
-                for oh in range(ho):
-                    ih = oh * sh - pt + i * dh
-                    if ih < 0 or ih >= h:
-                        continue
-                    r0 = (n * ho + oh) * wo
-                    for ow in range(ow_lo, ow_hi):
-                        iw = ow * sw + off
-                        for c in range(c_in):
-                            dx[n, ih, iw, c] += cols[r0 + ow, base + c]
+        add_sample_windows(cols, n * pixels, dx, n, kh, kw, sh, sw, dh, dw, pt, pl, ho, wo)
     return dx
 
 
@@ -345,13 +305,16 @@ def chunks_for(kernel, pair, batch):
 
 
 # -- direct or im2col: the 'conv' decision -------------------------------------------
-# The direct kernels win while a window holds few values: on W3's shapes (Zen 5
+# The direct row loops win while a window holds few values: on W3's shapes (Zen 5
 # and a Xeon) 3x3x1 forward and filter gradient were 1.4-1.6x faster direct,
-# 3x3x32 4-9x faster through im2col + GEMM. The crossover depends on the CPU
-# and its GEMM, so it is measured per class of window (kh * kw * in values),
-# each on its filter shape below; the defaults (direct up to 16 values, the
-# constant used before) stand wherever the other path does not win clearly
-# (`routes`), so noise keeps them.
+# 3x3x32 4-9x faster through im2col + GEMM. The tiled kernels (conv_tiled.py)
+# since ran 3x3x32 -> 64 1.3-1.9x faster than im2col + GEMM on an AMD Zen 4; a
+# class whose default is im2col goes direct only where they take the
+# convolution (ops/conv.py `_is_direct`). The crossover depends on the CPU and
+# its GEMM, so it is measured per class of window (kh * kw * in values), each on
+# its filter shape below; the defaults (direct up to 16 values, the constant
+# used before) stand wherever the other path does not win clearly (`routes`),
+# so noise keeps them.
 WINDOW_CLASSES = {  # class -> (most values in its windows, filter (kh, kw, in) measured, default)
     "upto9": (9, (3, 3, 1), "direct"), "upto16": (16, (4, 4, 1), "direct"),
     "upto27": (27, (3, 3, 3), "im2col"), "upto81": (81, (3, 3, 8), "im2col"),
@@ -386,17 +349,20 @@ def routes(runs, margin=SWITCH_MARGIN):
     return decided
 
 
-def direct(kh, kw, c_in):
-    """Whether a convolution with (kh, kw, in) filters runs the direct kernels
-    (forward and filter gradient) rather than im2col + GEMM: the 'conv'
-    decision, measured on first use and cached; forced to 'direct' or 'im2col'
-    everywhere, or per class ({class: path}, classes left out keep their
-    default), with runtime.calibration.force/forced."""
+def direct(kh, kw, c_in, c_out=None, dtype=None):
+    """Whether a convolution with (kh, kw, in, out) filters of `dtype` runs the
+    direct kernels (forward, filter and input gradients) rather than im2col +
+    GEMM: the 'conv' decision, measured on first use and cached; forced to
+    'direct' or 'im2col' everywhere, or per class ({class: path}, classes left
+    out keep their default), with runtime.calibration.force/forced. A measured
+    decision sends a class whose default is im2col (wide windows) direct only
+    where the tiled kernels take the convolution (`c_out`, `dtype`; None: they
+    do): the row loops run 4-10x slower than GEMM there. A forced path is taken."""
     decided = calibration.choice("conv")
+    cls = window_class(kh, kw, c_in)
     if type(decided) is str:
         path = decided
     else:
-        cls = window_class(kh, kw, c_in)
         path = decided.get(cls, WINDOW_CLASSES[cls][2]) if isinstance(decided, dict) else decided
         if isinstance(decided, dict) and not decided.keys() <= WINDOW_CLASSES.keys():
             raise ValueError(f"the 'conv' kernel decision names unknown window classes "
@@ -405,4 +371,7 @@ def direct(kh, kw, c_in):
     if path not in _PATHS:
         raise ValueError(f"the 'conv' kernel decision must be 'direct', 'im2col' or a dict "
                          f"{{window class: path}}, got {decided!r}")
-    return path == "direct"
+    if path != "direct" or WINDOW_CLASSES[cls][2] == "direct" or c_out is None:
+        return path == "direct"
+    return (calibration.forced_choice("conv") is not None
+            or conv_tiled.takes(c_out, dtype))

@@ -60,7 +60,7 @@ def _conv_fwd(x, w, strides, dilations, pads, keep=None, direct=None):
     x, w = _contiguous(x.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pt, pl)
     work = out.size * kh * kw * c_in
-    if direct if direct is not None else _is_direct(w.shape):
+    if direct if direct is not None else _is_direct(w.shape, dtype):
         return k.pick(k.conv2d_forward, work, n)(x, w, out, *geometry)
     cols = np.empty((n * ho * wo, kh * kw * c_in), dtype)
     k.pick(k.im2col, cols.size, n)(x, cols, kh, kw, *geometry, ho, wo)
@@ -69,7 +69,7 @@ def _conv_fwd(x, w, strides, dilations, pads, keep=None, direct=None):
     return _matmul(cols, w.reshape(-1, c_out)).reshape(out.shape)
 
 
-def _conv_in(g, w, input_hw, strides, dilations, pads):
+def _conv_in(g, w, input_hw, strides, dilations, pads, direct=None):
     k = _kernels()
     n, ho, wo, c_out = g.shape
     kh, kw, c_in, _ = w.shape
@@ -79,6 +79,10 @@ def _conv_in(g, w, input_hw, strides, dilations, pads):
         return np.zeros_like(dx)
     g, w = _contiguous(g.astype(dtype, copy=False)), _contiguous(w.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
+    if k.conv_tiled.takes_input(kh * kw * c_in, dtype) and (
+            direct if direct is not None else _is_direct(w.shape, dtype)):
+        return k.pick(k.conv_tiled.backward_input, g.size * kh * kw * c_in, n)(
+            g, np.ascontiguousarray(w.reshape(-1, c_out).T), dx, kh, kw, *geometry)
     rows, wt = ho * wo, w.reshape(-1, c_out).T
     g = g.reshape(-1, c_out)
     # at least a sample a core: col2im runs the samples on parallel threads
@@ -98,9 +102,9 @@ COLUMN_CHUNK_BYTES = None
 _l2_cache_bytes = functools.cache(calibration.l2_cache_bytes)
 
 
-def _is_direct(w_shape):
-    """Whether conv2d with filters of this shape takes the direct kernels."""
-    return _kernels().direct(*w_shape[:3])
+def _is_direct(w_shape, dtype):
+    """Whether conv2d with (kh, kw, in, out) filters of `dtype` takes the direct kernels."""
+    return _kernels().direct(*w_shape, dtype)
 
 
 def _conv_filt_direct(x, g, filter_hw, strides, dilations, pads, relu_out=None):
@@ -133,7 +137,7 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None, direct=None
     dtype = np.result_type(x, g)
     if g.size == 0 or c_in == 0:
         return np.zeros((kh, kw, c_in, c_out), dtype)
-    if direct if direct is not None else _is_direct((kh, kw, c_in)):
+    if direct if direct is not None else _is_direct((kh, kw, c_in, c_out), dtype):
         return _conv_filt_direct(x, g, filter_hw, strides, dilations, pads)[0]
     x, g = _contiguous(x.astype(dtype, copy=False)), _contiguous(g.astype(dtype, copy=False))
     geometry = (*strides, *dilations, pads[0][0], pads[1][0])
@@ -145,11 +149,11 @@ def _conv_filt(x, g, filter_hw, strides, dilations, pads, cols=None, direct=None
 
 # The input each window class is measured on, (batch, height = width): a few
 # million multiply-adds per pass, as a layer's in a step (MNIST-sized input
-# layers; a 13 x 13 x 32 hidden layer). Smaller inputs measure the threads'
-# start instead: on a busy 2-core Xeon 8 x 16 x 16 x 1 ran 8x slower direct
-# while 32 x 28 x 28 x 1 ran 2x faster direct, as W3's first layer does.
+# layers; 32 of a 13 x 13 x 32 hidden layer). Smaller inputs measure the threads'
+# start: on a busy 2-core Xeon 8 x 16 x 16 x 1 ran 8x slower direct, 32 x 28 x 28 x 1
+# 2x faster, as W3's first layer; 3x3x32 tiled, AMD Zen 4: 1.2x at 8 x 16 x 16, 1.5x here.
 _MEASURED_INPUTS = {"upto9": (32, 28), "upto16": (32, 28), "upto27": (16, 28),
-                    "upto81": (8, 28), "over81": (8, 16)}
+                    "upto81": (8, 28), "over81": (32, 13)}
 
 
 def _measure_conv(repeats=9, budget=0.03, time_calls=calibration.time_calls):
@@ -160,10 +164,11 @@ def _measure_conv(repeats=9, budget=0.03, time_calls=calibration.time_calls):
     + GEMM (reusing the forward's columns, as under a tape), taking turns, on
     one float32 batch per window class (_MEASURED_INPUTS), within `budget`
     seconds per class after a warm-up round (~0.2 s in all), measured again where the
-    default path loses (kernels/conv.py `routes`). The input gradient, GEMM
-    + col2im on either path, is left out. Arrays only, no ops: the first
-    convolution may run inside a trace. `time_calls` is bound here, so that a
-    test replacing calibration's does not see these calls."""
+    default path loses (kernels/conv.py `routes`). The input gradient is measured
+    too where the direct path has its own (tiled: windows of a panel of values or
+    more, a hidden layer's); elsewhere, GEMM + col2im on both, left out. Arrays
+    only, no ops: the first convolution may run inside a trace. `time_calls` is
+    bound here, so that a test replacing calibration's does not see these calls."""
     k, relu_backward = _kernels(), _elementwise_kernels().relu_bias_backward_arrays
     rng = np.random.default_rng(0)
     geometry = {"strides": (1, 1), "dilations": (1, 1), "pads": ((1, 1), (1, 1))}
@@ -176,17 +181,22 @@ def _measure_conv(repeats=9, budget=0.03, time_calls=calibration.time_calls):
         out_hw = [conv_output_size(size, k_len, 1, 1, 1, 1) for k_len in (kh, kw)]
         g = rng.standard_normal((batch, *out_hw, 32)).astype(np.float32)
 
-        def direct(x=x, w=w, b=b, g=g):
+        hidden = k.conv_tiled.takes_input(kh * kw * c_in, np.float32)
+        def direct(x=x, w=w, b=b, g=g, hidden=hidden):
             out = _bias_activation(_conv_fwd(x, w, **geometry, direct=True), b, "relu")
             _conv_filt_direct(x, g, w.shape[:2], **geometry, relu_out=out)
+            if hidden:
+                _conv_in(g, w, x.shape[1:3], **geometry, direct=True)
 
-        def im2col(x=x, w=w, b=b, g=g):
+        def im2col(x=x, w=w, b=b, g=g, hidden=hidden):
             keep = []
             out = _bias_activation(_conv_fwd(x, w, **geometry, keep=keep, direct=False), b, "relu")
             masked, _ = relu_backward(g.reshape(-1, 32), out.reshape(-1, 32),
                                       g.size >= _elementwise_kernels().PARALLEL_ELEMENTS)
             _conv_filt(x, masked.reshape(g.shape), w.shape[:2], **geometry, cols=keep[0],
                        direct=False)
+            if hidden:
+                _conv_in(masked.reshape(g.shape), w, x.shape[1:3], **geometry, direct=False)
         candidates = {"direct": direct, "im2col": im2col}
         runs = [time_calls(candidates, repeats, budget=budget)]
         if k.routes({cls: runs})[cls] != k.WINDOW_CLASSES[cls][2]:  # a switch must show twice
@@ -197,7 +207,7 @@ def _measure_conv(repeats=9, budget=0.03, time_calls=calibration.time_calls):
     return k.routes(timings), medians
 
 
-calibration.register("conv", _measure_conv, version=2)  # 2: the tiled filter kernel
+calibration.register("conv", _measure_conv, version=3)  # 3: tiled kernels, wide windows
 
 
 def _over_leading(fn, a, b, fold_a, core=4, **attrs):
@@ -352,7 +362,7 @@ def _masked_and_bias_grad(g, out, activation, want_bias):
 def _conv2d_bias_activation_vjp(g, out, needed, x, w, b, activation, **a):
     if (not needed[0] and needed[1] and not (_record._recording or _record.tracing)
             and g._value.ndim == 4
-            and g._value.size and _is_direct(w._value.shape)):
+            and g._value.size and _is_direct(w._value.shape, g._value.dtype)):
         # A first layer (no input gradient) on the direct kernel, first order:
         # the filter kernel masks g and sums the bias gradient as it reads g.
         relu_out = out._value if activation == "relu" else None

@@ -158,6 +158,37 @@ def test_tiled_kernels_match_reference(seed, variant):
     np.testing.assert_allclose(out, conv2d_reference(x, w, st, di, pads), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("variant", [0, 1], ids=["serial", "parallel"])
+@pytest.mark.parametrize("seed", range(8))
+def test_tiled_input_gradient_matches_reference(seed, variant):
+    # The tile along whole panels of taps, a plain loop past them (in channels drawn
+    # so that the taps are a panel or more, and a whole number of panels or not), any
+    # strides, dilations and paddings; g given as a sliced view half the time.
+    rng = np.random.default_rng(400 + seed)
+    xs, ws, st, di, pads = random_geometry(rng)
+    c_in = -(-conv_tiled.PANEL // (ws[0] * ws[1])) + int(rng.integers(0, 3))
+    if seed == 0:  # taps exactly one panel
+        ws, c_in = (1, 1) + ws[2:], conv_tiled.PANEL
+    xs, ws = xs[:3] + (c_in,), ws[:2] + (c_in, ws[3])
+    ho, wo = _out_hw(xs, ws, st, di, pads)
+    assert conv_tiled.takes_input(ws[0] * ws[1] * c_in, np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    g = rng.standard_normal((xs[0], ho, wo + 2, ws[3])).astype(np.float32)
+    g = g[:, :, 2:] if seed % 2 else np.ascontiguousarray(g[:, :, 2:])
+    wt = np.ascontiguousarray(w.reshape(-1, ws[3]).T)
+    dx = conv_tiled.backward_input[variant](g, wt, np.full(xs, np.nan, np.float32), ws[0], ws[1],
+                                            *st, *di, pads[0][0], pads[1][0])
+    np.testing.assert_allclose(dx, conv2d_input_grad_reference(g.astype(np.float64), w, xs[1:3],
+                                                               st, di, pads),
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_tiled_input_gradient_takes_float32_windows_of_a_panel_or_more():
+    assert conv_tiled.takes_input(conv_tiled.PANEL, np.float32)
+    assert not conv_tiled.takes_input(conv_tiled.PANEL - 1, np.float32)
+    assert not conv_tiled.takes_input(conv_tiled.PANEL, np.float64)
+
+
 def test_tiled_kernels_take_float32_whole_panels_only():
     x = np.ones((1, 4, 4, 2), np.float32)
     for c_out, dtype, fits in ((conv_tiled.PANEL, np.float32, True), (2 * conv_tiled.PANEL, np.float32, True),
