@@ -310,7 +310,7 @@ def chunks_for(kernel, pair, batch):
 # 3x3x32 4-9x faster through im2col + GEMM. The tiled kernels (conv_tiled.py)
 # since ran 3x3x32 -> 64 1.3-1.9x faster than im2col + GEMM on an AMD Zen 4; a
 # class whose default is im2col goes direct only where they take the
-# convolution (ops/conv.py `_is_direct`). The crossover depends on the CPU and
+# convolution (`direct` below). The crossover depends on the CPU and
 # its GEMM, so it is measured per class of window (kh * kw * in values), each on
 # its filter shape below; the defaults (direct up to 16 values, the constant
 # used before) stand wherever the other path does not win clearly (`routes`),

@@ -121,7 +121,7 @@ def _conv2d_backward_filter_tiled(x, g, partial, sh, sw, dh, dw, pt, pl, y, relu
     step = (n_batch + chunks - 1) // chunks
     x = np.ascontiguousarray(x)  # a copy only of a strided x, which sample_windows reshapes
     for t in prange(chunks):
-        # Columns (rows) past `taps` stay 0.
+        # One of the two layouts, the other empty; columns (rows) past `taps` stay 0.
         windows = np.zeros((pixels if c_in > 1 else 0, tiles * ROWS), np.float32)
         columns = np.zeros((tiles * ROWS if c_in == 1 else 0, pixels), np.float32)
         acc = np.zeros((tiles * ROWS, c_out), np.float32)
