@@ -158,29 +158,27 @@ def test_a_forced_path_is_the_one_that_runs(spied, forced, c_in, path):
     (_k.conv_tiled.PANEL, np.float32, "direct"), (4, np.float32, "im2col"),
     (_k.conv_tiled.PANEL, np.float64, "im2col")])
 def test_a_measured_direct_route_takes_wide_windows_onto_the_tiled_kernels_only(
-        spied, monkeypatch, c_out, dtype, path):
+        spied, spy, monkeypatch, c_out, dtype, path):
     # Measured, not forced: a class whose default is im2col (3x3x32 windows) goes
     # direct only where the tiled kernels take it (float32, whole panels of out
     # channels), its input gradient too; the row loops run 4-10x slower than GEMM there.
     monkeypatch.setitem(calibration._decided, "conv",
                         ({cls: "direct" for cls in _k.WINDOW_CLASSES}, {}))
-    tiled_input = []
-    monkeypatch.setattr(_k.conv_tiled, "backward_input", tuple(
-        (lambda f: lambda *a: (tiled_input.append(1), f(*a))[1])(f)
-        for f in _k.conv_tiled.backward_input))
+    tiled_input = spy(_k.conv_tiled, "backward_input")
     x = tf.constant(np.ones((2, 5, 5, 32), dtype))
     w = tf.Variable(np.ones((3, 3, 32, c_out), dtype))
     dx, dw = _train_step(x, w)
     if path == "direct":
         assert spied == {"conv2d_forward": 1, "conv2d_backward_filter": 1, "im2col": 0}
-        assert tiled_input == [1]
+        assert len(tiled_input) == 1
     else:
         assert spied == {"conv2d_forward": 0, "conv2d_backward_filter": 0, "im2col": 1}
         assert tiled_input == []
     # SAME padding, all-ones: each input cell's gradient counts its in-bounds taps.
     taps = np.array([2, 3, 3, 3, 2], dtype)
     np.testing.assert_allclose(dx.numpy()[0, :, :, 0], np.outer(taps, taps) * c_out)
-    np.testing.assert_allclose(dw.numpy()[:, :, 0, 0], np.outer([4, 5, 4], [4, 5, 4]) * 2)  # batch 2
+    # The filter's taps: in-bounds positions per tap, times the batch of 2.
+    np.testing.assert_allclose(dw.numpy()[:, :, 0, 0], np.outer([4, 5, 4], [4, 5, 4]) * 2)
 
 
 @pytest.mark.parametrize("bad, message", [

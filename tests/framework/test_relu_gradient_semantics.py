@@ -157,6 +157,8 @@ CONV_CASES = {
     "direct_rows_parallel_f32": ("direct", np.float32, 3, 1, False, (8, 34, 34, 2)),
     "direct_strided_parallel_f64": ("direct", np.float64, 3, 2, False, (8, 67, 67, 2)),
     "direct_tiled_f32": ("direct", np.float32, PANEL, 1, False, (2, 7, 8, 2)),
+    "direct_tiled_with_tiled_input_grad_f32": ("direct", np.float32, PANEL, 1, True,
+                                               (2, 7, 8, 4)),
     "direct_with_input_grad_bias_kernel_f64": ("direct", np.float64, 3, 1, True, (2, 7, 8, 2)),
     "im2col_bias_kernel_f32": ("im2col", np.float32, 3, 1, False, (2, 7, 8, 2)),
     "im2col_bias_kernel_f64": ("im2col", np.float64, 3, 2, True, (2, 9, 8, 2)),
@@ -199,6 +201,7 @@ def test_conv2d_relu_gradients_propagate_masked_nan(spy, case):
     path, dtype, filters, strides, with_x, shape = CONV_CASES[case]
     bias_kernel = spy(elementwise, "relu_bias_backward_arrays")
     filter_kernel = spy(conv_kernels, "conv2d_backward_filter")
+    input_kernel = spy(conv_tiled, "backward_input")
     rng = np.random.default_rng(len(case))
     x = rng.standard_normal(shape).astype(dtype)
     layer, y, g, grads = conv_relu_gradients(path, dtype, filters, strides, with_x, x,
@@ -220,6 +223,8 @@ def test_conv2d_relu_gradients_propagate_masked_nan(spy, case):
     np.testing.assert_array_equal(np.isnan(db), [True, True] + [False] * (filters - 2))
     assert np.isnan(dw[..., :2]).all() and not np.isnan(dw[..., 2:]).any()
     # The kernel the case names ran, on the variant its size picks.
+    assert bool(input_kernel) == (path == "direct" and with_x
+                                  and conv_tiled.takes_input(9 * shape[3], dtype))
     if path == "direct" and not with_x:
         assert not bias_kernel
         work = g.size * 9 * shape[3]  # multiply-adds: kernels/conv.py pick
